@@ -131,7 +131,7 @@ describe("redactJoints and the shareable outputs", () => {
       want(Chunk.toReadonlyArray(yield* Stream.runCollect(shareableEvents(Stream.fromIterable(split())))))
       // one event at a time, as a source streams them
       want(Chunk.toReadonlyArray(yield* Stream.runCollect(shareableEvents(Stream.fromIterable(split()).pipe(Stream.rechunk(1))))))
-      const session = { title: null, model: null, workspace: null } as never
+      const session = { sessionId: "s1", title: null, model: null, workspace: null } as never
       const replay = yield* shareableReplaySource({ session, events: split(), subagents: [] } as never)
       want(replay.events)
       const atif = yield* shareableTrajectory({ session: { sessionId: "s-1", title: null, model: null } as never, events: split(), subagents: [] } as never)

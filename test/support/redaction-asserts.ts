@@ -101,7 +101,7 @@ export const sharedEventTexts = (events: () => ReadonlyArray<SessionEvent>) =>
     return {
       export: texts(yield* Stream.runCollect(shareableEvents(Stream.fromIterable(events())))),
       exportOneByOne: texts(yield* Stream.runCollect(shareableEvents(Stream.fromIterable(events()).pipe(Stream.rechunk(1))))),
-      replay: texts((yield* shareableReplaySource({ session: { title: null, model: null, workspace: null } as never, events: events(), subagents: [] } as never)).events),
+      replay: texts((yield* shareableReplaySource({ session: { sessionId: "s1", title: null, model: null, workspace: null } as never, events: events(), subagents: [] } as never)).events),
       atif: JSON.stringify(yield* shareableTrajectory({ session: { sessionId: "s1", title: null, model: null } as never, events: events(), subagents: [] } as never))
     }
   }) as Effect.Effect<{ export: Array<string | null>; exportOneByOne: Array<string | null>; replay: Array<string | null>; atif: string }, never, Redaction>
@@ -116,7 +116,7 @@ export const shareableOutputs = (events: () => ReadonlyArray<SessionEvent>, text
     const out: Array<readonly [string, unknown]> = []
     out.push(["export", Chunk.toReadonlyArray(yield* Stream.runCollect(shareableEvents(Stream.fromIterable(events()))))])
     out.push(["atif", yield* shareableTrajectory({ session: { sessionId: "s1", title: null, model: null } as never, events: events(), subagents: [] } as never)])
-    out.push(["replay", (yield* shareableReplaySource({ session: { title: null, model: null, workspace: null } as never, events: events(), subagents: [] } as never)).events])
+    out.push(["replay", (yield* shareableReplaySource({ session: { sessionId: "s1", title: null, model: null, workspace: null } as never, events: events(), subagents: [] } as never)).events])
     const t = {
       sessionId: "s1",
       turns: texts.map((text, i) => ({
@@ -147,7 +147,7 @@ export const toolCallOutputs = (inputs: ReadonlyArray<unknown>) =>
     return {
       export: json(Chunk.toReadonlyArray(yield* Stream.runCollect(shareableEvents(Stream.fromIterable(events()))))),
       atif: json(yield* shareableTrajectory({ session: { sessionId: "s1", title: null, model: null } as never, events: events(), subagents: [] } as never)),
-      replay: json((yield* shareableReplaySource({ session: { title: null, model: null, workspace: null } as never, events: events(), subagents: [] } as never)).events),
+      replay: json((yield* shareableReplaySource({ session: { sessionId: "s1", title: null, model: null, workspace: null } as never, events: events(), subagents: [] } as never)).events),
       markdown: renderTranscriptMarkdown(yield* shareableTranscript(transcriptFromEvents({ sessionId: "s1" }, events())))
     }
   }) as Effect.Effect<{ export: string; atif: string; replay: string; markdown: string }, never, Redaction>
