@@ -120,4 +120,23 @@ describe("a line log none of whose lines reads is skipped as SOURCE_GARBLED (tes
       .toEqual([["SOURCE_EMPTIED", file]])
     expect(data.sources.superseded).toBe(0)
   })
+
+  it("a Muse agents transcript imported before, garbled since: said once (SOURCE_EMPTIED), no skip cause beside it", () => {
+    const root = copyAgents()
+    const dir = tempDir("si-garbled38c-")
+    const index = nodePath.join(dir, "i.db")
+    const env = { XDG_CONFIG_HOME: nodePath.join(dir, "xdg"), XDG_DATA_HOME: nodePath.join(dir, "data") }
+    const args = ["import", "--index", index, "--agents-root", root, "--claude-root", nodePath.join(dir, "none"), "--json"]
+    cli(args, { env })
+    const file = nodePath.join(root, "cron-first", "sessions", "cron-first.jsonl")
+    const good = fs.readFileSync(file)
+    fs.writeFileSync(file, Buffer.from(good.map((b) => (b === 0x0a ? 0x0a : 0x78))))
+    const data = JSON.parse(cli(args, { env }).stdout).data
+    const ma = data.providers.find((p: { provider: string }) => p.provider === "muse-agents")
+    expect(ma.diagnostics.map((d: { code: string }) => d.code)).not.toContain("SOURCE_GARBLED")
+    expect(data.causes.filter((c: { provider: string }) => c.provider === "muse-agents").map((c: { code: string; path: string | null }) => [c.code, c.path]))
+      .toEqual([["SOURCE_EMPTIED", fs.realpathSync(file)]])
+    expect(data.sources.superseded).toBe(0)
+  })
 })
+

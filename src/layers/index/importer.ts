@@ -40,8 +40,6 @@ import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { type IngestError, isIngestError, type SourceAccessError, StoreUnavailable } from "../../domain/errors.js"
-import { SOURCE_GARBLED } from "../../domain/garbled.js"
-import { remedyOfSkips } from "../../domain/skip-remedy.js"
 import { SOURCE_UNREADABLE, unreadableCause, type UnreadableDetails, unreadableOf } from "../../domain/unreadable.js"
 import { type FingerprintStat, fingerprintOfStat, partEntry, partNameOf } from "../../domain/fingerprint.js"
 import { peekCursor } from "../../domain/cursor.js"
@@ -445,10 +443,6 @@ const unreadableSourceOf = (d: Diagnostic): { readonly path: string; readonly de
 
 /** A diagnostic's identity in a provider's list: its code and message (what a reader of the report tells apart). */
 const diagnosticKey = (d: Diagnostic): string => `${d.code}\u0000${d.message}`
-
-/** The file of a discovery's `SOURCE_GARBLED` skip (its `details.path`), else undefined. */
-const garbledPathOf = (d: Diagnostic): string | undefined =>
-  d.code === SOURCE_GARBLED && typeof d.details?.path === "string" ? d.details.path : undefined
 
 const warningOfDiagnostic = (d: Diagnostic): SourceSummary["parseWarnings"][number] | undefined => {
   const w = d.details as { kind?: unknown; count?: unknown; firstLine?: unknown } | undefined
@@ -1372,8 +1366,6 @@ const make = Effect.gen(function*() {
       const omittedByReason: Record<string, number> = {}
       /** Source files discovery could not read (`unreadableSourceOf`): counted as unreadable once the stale ones are known. */
       const discoveredUnreadable: Array<{ readonly provider: ProviderId; readonly path: string; readonly details: UnreadableDetails }> = []
-      /** Discovery's `SOURCE_GARBLED` skips of logs the index holds: said after the stale-source pass, unless it said them. */
-      const deferredGarbled: Array<{ readonly provider: ProviderId; readonly path: string; readonly diagnostic: Diagnostic; readonly remedy: string | null }> = []
       const causes: Array<PartialCause> = []
       const partialProvider = (
         p: Mutable<ProviderCoverage>,
@@ -1458,18 +1450,11 @@ const make = Effect.gen(function*() {
         }
         const unreadableHere = r.diagnostics.filter((d) => unreadableSourceOf(d) !== undefined)
         for (const d of unreadableHere) discoveredUnreadable.push({ provider, ...unreadableSourceOf(d)! })
-        // A log imported before and garbled since (no line reads as JSON): the stale-source pass below keeps it and
-        // says so (SOURCE_EMPTIED, `garbledSource`); its discovery skip is said only if that pass does not.
-        const heldGarbled = r.diagnostics.filter((d) => garbledPathOf(d) !== undefined && known?.has(garbledPathOf(d)!) === true)
-        for (const d of heldGarbled) deferredGarbled.push({ provider, path: garbledPathOf(d)!, diagnostic: d, remedy: remedyOfSkips([SOURCE_GARBLED]) })
-        const rest = unreadableHere.length === 0 && heldGarbled.length === 0
-          ? r.diagnostics
-          : r.diagnostics.filter((d) => unreadableSourceOf(d) === undefined && !heldGarbled.includes(d))
+        const rest = unreadableHere.length === 0 ? r.diagnostics : r.diagnostics.filter((d) => unreadableSourceOf(d) === undefined)
         const kept = r.coverage === "partial" || r.status !== "checked" ? rest : []
         p.diagnostics = [...p.diagnostics, ...kept]
-        if (r.coverage === "partial" && unreadableHere.length + heldGarbled.length > 0 && rest.length === 0) {
-          // Partial only for the files it could not read (said by their SOURCE_UNREADABLE causes) and the logs
-          // garbled since their import (said by the stale-source pass, or below when it does not).
+        if (r.coverage === "partial" && unreadableHere.length > 0 && rest.length === 0) {
+          // Partial only for the files it could not read: said by their SOURCE_UNREADABLE causes.
         } else if (r.coverage === "partial") {
           partialProvider(p, r.reasonCode ?? "PARTIAL", problemOf(r.diagnostics, r.reasonCode, "Discovery covered only part of the sources."), r.remediation)
         } else if (entry.configured === true && r.status === "unavailable") {
@@ -1547,14 +1532,6 @@ const make = Effect.gen(function*() {
         partialProvider(p, code, problem, remedy, e.path)
       }
       for (const e of stale.emptied) noteEmptied(e)
-      const keptAsDamaged = new Set(stale.emptied.map((e) => e.path))
-      for (const g of deferredGarbled) {
-        if (keptAsDamaged.has(g.path)) continue
-        const p = providers.get(g.provider)
-        if (p === undefined) continue
-        p.diagnostics = [...p.diagnostics, g.diagnostic]
-        partialProvider(p, g.diagnostic.code, g.diagnostic.message, g.remedy, g.path)
-      }
       const unchangedAt = yield* unchangedSources(work, resolved, keys, checkpoints)
       let parseWorkers: ParseWorkersFailed | undefined
       const parsedOf = yield* parseAhead(plan, work, keys, unchangedAt, checkpoints, (failed) => {

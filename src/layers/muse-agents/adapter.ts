@@ -40,7 +40,7 @@ export const makeWith = (
     }
     return {
       descriptor,
-      discover: () => discoverAgents(deps),
+      discover: (request) => discoverAgents(deps, request.known),
       inspect: (locator) => inspectTranscript(deps, locator),
       stream: (locator, options) => streamTranscript(deps, locator, options),
       transcript: (locator) => transcriptOf(deps, locator),

@@ -10,6 +10,7 @@
  *
  * @module
  */
+import type { KnownSource } from "../../services/SessionSource.js"
 import * as nodePath from "node:path"
 import * as Effect from "effect/Effect"
 import type { Diagnostic, DiscoveredSource, DiscoveryReport } from "../../domain/model.js"
@@ -59,6 +60,8 @@ type Found =
   | { readonly _tag: "listed"; readonly source: DiscoveredSource; readonly diagnostics: ReadonlyArray<Diagnostic> }
   | { readonly _tag: "no-header"; readonly agentId: string }
   | { readonly _tag: "empty"; readonly agentId: string }
+  /** A transcript the index holds, garbled since: neither listed nor said here (the importer keeps it, SOURCE_EMPTIED). */
+  | { readonly _tag: "held-garbled" }
   | { readonly _tag: "skipped"; readonly diagnostic: Diagnostic }
   | { readonly _tag: "none" }
   /**
@@ -91,7 +94,12 @@ const findNestedRoot = (deps: AgentsDeps, root: string, names: ReadonlyArray<str
   })
 
 /** Look at one agent folder: find, read and summarize its transcript. */
-const discoverAgent = (deps: AgentsDeps, root: string, agentId: string): Effect.Effect<Found> =>
+const discoverAgent = (
+  deps: AgentsDeps,
+  root: string,
+  agentId: string,
+  known: ReadonlyMap<string, KnownSource> | undefined
+): Effect.Effect<Found> =>
   Effect.gen(function*() {
     const agentDir = nodePath.join(root, agentId)
     const entries = yield* deps.access.listDirectory(agentDir)
@@ -124,7 +132,9 @@ const discoverAgent = (deps: AgentsDeps, root: string, agentId: string): Effect.
     const header = scan.header
     if (isGarbled(scan.readLines, scan.notJsonLines)) {
       // Lines, none of which could be read (torn, not JSON, zeroed): damage, not a transcript without a header;
-      // skipped and said, so coverage is partial (tester37 F2).
+      // skipped and said, so coverage is partial (tester37 F2). One the index holds is the importer's to say: it keeps
+      // it as it was (`garbledSource`, SOURCE_EMPTIED), the same rule, said once.
+      if (known?.has(file.path) === true) return { _tag: "held-garbled" } as Found
       return {
         _tag: "skipped",
         diagnostic: garbledDiagnostic(`${agentId}/sessions/${name}`, scan.lineWarnings.toArray(), { agentId, path: file.path })
@@ -214,7 +224,7 @@ const discoverAgent = (deps: AgentsDeps, root: string, agentId: string): Effect.
  * `omitted` by reason and named in `SESSION_OMITTED` diagnostics (details
  * `{agentId, reason}`; content-free).
  */
-export const discoverAgents = (deps: AgentsDeps): Effect.Effect<DiscoveryReport> =>
+export const discoverAgents = (deps: AgentsDeps, known?: ReadonlyMap<string, KnownSource> | undefined): Effect.Effect<DiscoveryReport> =>
   Effect.gen(function*() {
     const root = agentsRootOf(deps)
     const real = yield* Effect.either(deps.access.authorizeRoot(root.path))
@@ -278,7 +288,7 @@ export const discoverAgents = (deps: AgentsDeps): Effect.Effect<DiscoveryReport>
       }
       const folders = entries.right.filter((e) => e.kind === "directory")
       agentFolders = folders.length
-      const found = yield* Effect.forEach(folders, (f) => discoverAgent(deps, rootPath, f.name), { concurrency: 4 })
+      const found = yield* Effect.forEach(folders, (f) => discoverAgent(deps, rootPath, f.name, known), { concurrency: 4 })
       for (const f of found) {
         switch (f._tag) {
           case "listed":
@@ -290,6 +300,9 @@ export const discoverAgents = (deps: AgentsDeps): Effect.Effect<DiscoveryReport>
             transcriptsRead++
             withoutHeader++
             diagnostics.push(omittedDiagnostic(f.agentId, "no-session-header"))
+            break
+          case "held-garbled":
+            transcriptsRead++
             break
           case "empty":
             transcriptsRead++
