@@ -132,6 +132,11 @@ export const existingIndex = (index: Option.Option<string>, config: Option.Optio
     if (isPostgresUrl(file)) return file
     const st = fs.statSync(file, { throwIfNoEntry: false })
     if (st === undefined) {
+      // A symbolic link to nothing is no missing file: refused as every command refuses a link (docs/index.md;
+      // tester38b F2: it read "no index yet", and the import it advised then refused the link).
+      if (fs.lstatSync(file, { throwIfNoEntry: false }) !== undefined) {
+        yield* checkOwnedSqlite(file, INDEX_APPLICATION_ID, "index", `${option} FILE`, true)
+      }
       return yield* new SourceNotFound({
         message: `There is no index at ${file} yet.`,
         remediation: `Run \`session-ingest import\` first (or pass ${option} FILE).`

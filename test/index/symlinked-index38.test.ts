@@ -30,5 +30,15 @@ describe("an index named through a symbolic link (tester38 F5)", () => {
     }
     expect(fs.readFileSync(real)).toEqual(before)
     expect(fs.lstatSync(link).isSymbolicLink()).toBe(true)
+    // A link to nothing is no "no index yet" (exit 4, whose remedy, an import, would then refuse the link): refused
+    // as a link (tester38b F2); nothing is made through it.
+    const dangling = nodePath.join(dir, "dangling.db")
+    fs.symlinkSync("missing.db", dangling)
+    for (const args of [["sessions", "--index", dangling], ["search", "deploy", "--index", dangling], ["push", "--from", dangling, "--to", "postgres://127.0.0.1:1/none"]]) {
+      const r = cli(args)
+      expect(r.code, r.stderr).toBe(6)
+      expect(r.stderr).toContain(`STORE_UNAVAILABLE: Refusing to use ${dangling} as session-ingest's index: it is a symbolic link to a missing file.`)
+    }
+    expect(fs.existsSync(nodePath.join(dir, "missing.db"))).toBe(false)
   })
 })
