@@ -29,9 +29,12 @@ describe("get_events: a cursor of the session's first source, once a copy of its
     const server = await connect(["--index", index], env)
     try {
       const cursor = (answerOf(await server.client.callTool({ name: "get_events", arguments: { id: ONE } })).events as Array<{ cursor: string }>)[0].cursor
-      // the same log copied into another project folder: a second source of the session, imported while the server runs
+      // the log copied into another project folder and gone on there by one turn: a second source of the session,
+      // holding the same events and one later, imported while the server runs. The later turn makes the copy the
+      // session's latest source, so the id names it (two sources of equal last activity are ordered by their uids, a
+      // digest of a temporary path: the copy named first only every other run, CI of session 38).
       fs.mkdirSync(path.join(root, "-srv-copy"))
-      fs.copyFileSync(path.join(root, "-srv-app", `${ONE}.jsonl`), path.join(root, "-srv-copy", `${ONE}.jsonl`))
+      fs.writeFileSync(path.join(root, "-srv-copy", `${ONE}.jsonl`), claudeTurnsLog(ONE, [...TEXTS, ["assistant", "logs read"]], "2026-11-21T10:00:00.000Z"))
       importClaude(index, root, agents, env)
       const e = await server.client.callTool({ name: "get_events", arguments: { id: ONE, cursor } }).then(() => undefined, (err: unknown) => err)
       if (e === undefined) return expect.fail("the cursor of the first source was taken for the session the id names now")
