@@ -810,7 +810,7 @@ export const searchSessions = (
       ? yield* redactedSearch(r, index, p.query, filter, shownWorkspaceFilter(r, p.workspace), limit)
       : yield* index.search(p.query, { ...filter, workspace: p.workspace === undefined ? undefined : workspacePath(p.workspace), limit })
     const answers: Array<SearchHitAnswer> = hits.map((h) => ({
-      // as list_sessions shows it (tester38 F2); the shown cursor below is made from the real id
+      // as list_sessions shows it (tester38 F2); the shown cursor below is made from it too, as get_events' are
       sessionId: r.id(h.sessionId),
       sessionUid: r.ids.sessionUid(h.sessionUid),
       provider: h.provider,
@@ -823,7 +823,7 @@ export const searchSessions = (
       occurredAt: h.occurredAt,
       // with redaction on, an event's shown cursor (no check of its bytes as imported: ../../domain/shown-cursor.ts)
       cursor: r.enabled && h.cursor !== null && h.eventId !== null && h.sequence !== null
-        ? shownCursor({ sessionId: h.sessionId, eventId: h.eventId, sequence: h.sequence, cursor: h.cursor }, r.ids)
+        ? shownCursor({ sessionId: r.id(h.sessionId), eventId: h.eventId, sequence: h.sequence, cursor: h.cursor }, r.ids)
         : h.cursor,
       field: h.snippet.field,
       // a title hit's window of the title, shown as the title is (tester33c F6)
@@ -900,20 +900,23 @@ const metadata = (
  * `loadSession` for an MCP answer: a session too large to hold whole
  * (`ResourceLimitExceeded`) says what a client can do, read its events a page
  * at a time with `get_events`, and what the server's operator can (the CLI's
- * remedies, `show`/`export`, are no use to a client).
+ * remedies, `show`/`export`, are no use to a client). The session is named as
+ * `showId` shows it (`Redaction.id`: an answer never holds a native id a secret
+ * is in, as `list_sessions` shows it).
  */
-const loadWhole = (id: string, ids?: ShownIds, machine?: (name: string) => string) =>
+const loadWhole = (id: string, showId: (s: string) => string, ids?: ShownIds, machine?: (name: string) => string) =>
   // a part of a session is never given out as the session (tester28a F3): an incomplete one fails as `requireComplete`,
   // checked before its events are read (as `export` does: a big incomplete session is refused, not read then refused)
-  Effect.zipRight(findCompleteSession(id, ids, { machine }), loadSession(id, undefined, ids)).pipe(Effect.catchTag("ResourceLimitExceeded", (e) =>
-    Effect.fail(
-      new ResourceLimitExceeded({
-        message: e.message,
-        remediation: "Read its events a page at a time with get_events (after a cursor, or around an event id); " +
-          "the limit is the server's: limits.maxDocumentBytes in the config file it was started with (mcp --config FILE).",
-        ...(e.details !== undefined ? { details: e.details } : {})
-      })
-    )))
+  Effect.flatMap(findCompleteSession(id, ids, { machine }), ({ session }) =>
+    loadSession(id, undefined, ids).pipe(Effect.catchTag("ResourceLimitExceeded", (e) =>
+      Effect.fail(
+        new ResourceLimitExceeded({
+          message: e.message.split(session.sessionId).join(showId(session.sessionId)),
+          remediation: "Read its events a page at a time with get_events (after a cursor, or around an event id); " +
+            "the limit is the server's: limits.maxDocumentBytes in the config file it was started with (mcp --config FILE).",
+          ...(e.details !== undefined ? { details: e.details } : {})
+        })
+      ))))
 
 /**
  * `get_session`: the session `id` names (see `findSession`; an incomplete session fails as `requireComplete`, STORE_UNAVAILABLE `session-incomplete`) with a page of
@@ -1014,7 +1017,7 @@ const renderedSession = (
 ): Effect.Effect<RenderedSession, SourceNotFound | InvalidArgument | ResourceLimitExceeded | StoreUnavailable, Index> =>
   Effect.gen(function*() {
     const render = Effect.gen(function*() {
-      const { events, session: loaded } = yield* loadWhole(session.sessionUid)
+      const { events, session: loaded } = yield* loadWhole(session.sessionUid, r.id)
       // a slice of events at a time with a yield between (tester23c F8): a long session's redaction lets the server
       // answer a ping, read a cancel and interrupt this call meanwhile
       const sr = yield* seenWhole(r, events)
@@ -1229,7 +1232,7 @@ const cursorSequence = (
       if (r.enabled) {
         return yield* refuseCursor("With redaction on, get_events takes the shown cursors (s1.…) its answers give, not a stream cursor (c2.…, what `stream` and unredacted outputs give).")
       }
-      if (!cursorIsFor(peeked.right, session.sourceId)) return yield* refuseCursor(`The cursor belongs to another source than session ${session.sessionId}'s.`)
+      if (!cursorIsFor(peeked.right, session.sourceId)) return yield* refuseCursor(`The cursor belongs to another source than session ${r.id(session.sessionId)}'s.`)
       return peeked.right.seq
     }
     const peeked = peekShownCursor(cursor)
@@ -1243,13 +1246,14 @@ const cursorSequence = (
     // same events, so the check below would match and call this index's own cursor another index's (tester38 F4).
     const sessions = yield* index.sessions({})
     if (sessions.some((s) => s.sourceId !== session.sourceId && r.ids.sourceTag(s.sourceId) === place.tag)) {
-      return yield* refuseCursor(`The cursor belongs to another source of this index than session ${session.sessionId}'s.`)
+      return yield* refuseCursor(`The cursor belongs to another source of this index than session ${r.id(session.sessionId)}'s.`)
     }
     // this session's event at the cursor's sequence, by its check: the cursor names it, under another index's key
     const at = yield* Stream.runHead(Stream.take(index.eventsStream(session.sessionUid, 1, { sequence: place.seq }), 1))
-    if (Option.isSome(at) && at.value.sequence === place.seq && eventCheck(at.value, place.seq) === place.check) {
+    // the check is of the ids as answers show them (a session id a secret is in, redacted: `shownProvenance`)
+    if (Option.isSome(at) && at.value.sequence === place.seq && eventCheck({ sessionId: r.id(at.value.sessionId), eventId: at.value.eventId }, place.seq) === place.check) {
       return yield* refuseCursor(
-        `The cursor names an event of session ${session.sessionId}, but another index made it (its source tag is keyed by that index's secret, not this one's), so this index cannot verify it.`
+        `The cursor names an event of session ${r.id(session.sessionId)}, but another index made it (its source tag is keyed by that index's secret, not this one's), so this index cannot verify it.`
       )
     }
     return yield* refuseCursor(
@@ -1294,6 +1298,10 @@ export const getEvents = (
     const { session } = yield* findCompleteSession(p.id, r.ids, { machine: r.text })
     const maxChars = p.maxChars ?? DEFAULT_MAX_CHARS
     const head = { id: r.id(session.sessionId), uid: r.ids.sessionUid(session.sessionUid), provider: session.provider }
+    // An event as its shown cursor was made (`shownProvenance`: of the redacted event, whose session id is shown as
+    // `head.id`): a session id a secret is in made the answers' cursors name no event read from the index (session 39).
+    const shownSessionOf = (e: SessionEvent): SessionEvent =>
+      !r.enabled ? e : e.sessionId === session.sessionId ? (head.id === e.sessionId ? e : { ...e, sessionId: head.id }) : { ...e, sessionId: r.id(e.sessionId) }
     // and every secret the whole session decides on, later events' too (tester25a F12), read once per session state
     const kept = r.enabled ? yield* sessionSecretsKept(r, index, session.sessionUid) : null
     const whole = kept?.secrets ?? new Map<string, string>()
@@ -1376,7 +1384,7 @@ export const getEvents = (
       const { scan, shareRun } = read
       if (scan.at < 0) {
         return yield* new SourceNotFound({
-          message: `No event ${eventId} in session ${session.sessionId}.`,
+          message: `No event ${eventId} in session ${r.id(session.sessionId)}.`,
           remediation: "Take an eventId from a get_session page or a get_events answer of this session."
         })
       }
@@ -1437,7 +1445,7 @@ export const getEvents = (
             first = false
             let start = 0
             if (!s.found) {
-              const c = run.findIndex((e) => cursorNames(cursor!, e, r.ids))
+              const c = run.findIndex((e) => cursorNames(cursor!, shownSessionOf(e), r.ids))
               if (c < 0) return from !== null && run[run.length - 1].sequence > seq! ? { ...s, stop: "absent" as const } : s
               if (firstRun && from !== null) return { ...s, stop: "wider" as const }
               start = c + 1
@@ -1476,7 +1484,7 @@ export const getEvents = (
     const answered = page.page.answered
     if (!page.found) {
       return yield* new InvalidCursor({
-        message: `The cursor names no event of session ${session.sessionId} (another session of its source, or the session was imported again since).`,
+        message: `The cursor names no event of session ${r.id(session.sessionId)} (another session of its source, or the session was imported again since).`,
         remediation: "Pass the cursor of an event of this session (or the nextCursor of a get_events answer for it), or leave it out to start from the first event."
       })
     }
@@ -1502,7 +1510,7 @@ export const readSession = (
 ): Effect.Effect<string, SourceNotFound | InvalidArgument | ResourceLimitExceeded | StoreUnavailable, Index | Redaction> =>
   Effect.gen(function*() {
     const r = yield* Redaction
-    const { events, others, session } = yield* loadWhole(id, r.ids, r.text)
+    const { events, others, session } = yield* loadWhole(id, r.id, r.ids, r.text)
     const sr = yield* seenWhole(r, events)
     const shared = r.enabled ? yield* redactJointsYielding(r.text, yield* mapYielding(events, sr.event)) : events
     const m = metadata(r, session, shared, events, others, sr.known)
