@@ -21,6 +21,7 @@ import { answerOf, type Connected, connect } from "./helpers.js"
 
 const TOKEN = "ghp_" + "R5tY".repeat(9)
 const SHOWN_ID = "[REDACTED:github-token]"
+const PLAIN = "5c0e0a23-3939-4339-8339-000000000e01"
 const TEXTS: Array<["user" | "assistant", string]> = [
   ["user", "plan the rollout"],
   ["assistant", "rollout planned in three waves"],
@@ -34,6 +35,7 @@ type Brief = { eventId: string; sequence: number; text: string; cursor: string }
 describe("MCP: a session whose id holds a secret pages, searches and refuses without it (session 39)", () => {
   let server: Connected
   let uid = ""
+  let plainUid = ""
   let dir = ""
 
   beforeAll(async () => {
@@ -43,14 +45,17 @@ describe("MCP: a session whose id holds a secret pages, searches and refuses wit
     fs.mkdirSync(path.join(root, "-srv-app"), { recursive: true })
     fs.mkdirSync(agents, { recursive: true })
     fs.writeFileSync(path.join(root, "-srv-app", `${TOKEN}.jsonl`), claudeTurnsLog(TOKEN, TEXTS, "2026-11-21T10:00:00.000Z"))
+    // and a session of a plain id, whose page cursors are another session's
+    fs.writeFileSync(path.join(root, "-srv-app", `${PLAIN}.jsonl`), claudeTurnsLog(PLAIN, TEXTS, "2026-11-20T10:00:00.000Z"))
     const env = { XDG_CONFIG_HOME: path.join(dir, "xdg"), XDG_DATA_HOME: path.join(dir, "data") }
     const index = path.join(dir, "i.db")
     importClaude(index, root, agents, env)
     server = await connect(["--index", index], env)
     const listed = answerOf(await server.client.callTool({ name: "list_sessions", arguments: {} }))
     const sessions = listed.sessions as Array<{ id: string; uid: string }>
-    expect(sessions.map((s) => s.id)).toEqual([SHOWN_ID])
+    expect(sessions.map((s) => s.id)).toEqual([SHOWN_ID, PLAIN])
     uid = sessions[0].uid
+    plainUid = sessions[1].uid
   }, 120_000)
 
   afterAll(async () => {
@@ -111,6 +116,21 @@ describe("MCP: a session whose id holds a secret pages, searches and refuses wit
     expect(noCursor).toBeInstanceOf(McpError)
     expect((noCursor as McpError).message).toMatch(/^MCP error -32602: INVALID_CURSOR: /)
     expect((noCursor as McpError).message).not.toContain(TOKEN)
+  })
+
+  it("get_session: a page cursor of one session given for the other names each as shown", async () => {
+    const first = await call("get_session", { id: uid, maxChars: 20 })
+    const plainFirst = await call("get_session", { id: plainUid, maxChars: 20 })
+    const [mine, plains] = [(first.page as { nextCursor: string }).nextCursor, (plainFirst.page as { nextCursor: string }).nextCursor]
+    expect(typeof mine).toBe("string")
+    expect(typeof plains).toBe("string")
+    const onMine = await refusal("get_session", { id: uid, maxChars: 20, cursor: plains })
+    expect(onMine).toBeInstanceOf(McpError)
+    expect((onMine as McpError).message).toContain(`The page cursor belongs to another session of this index, ${PLAIN} (${plainUid}), not session ${SHOWN_ID}.`)
+    const onPlain = await refusal("get_session", { id: plainUid, maxChars: 20, cursor: mine })
+    expect(onPlain).toBeInstanceOf(McpError)
+    expect((onPlain as McpError).message).toContain(`The page cursor belongs to another session of this index, ${SHOWN_ID} (${uid}), not session ${PLAIN}.`)
+    for (const e of [onMine, onPlain]) expect((e as McpError).message).not.toContain(TOKEN)
   })
 })
 

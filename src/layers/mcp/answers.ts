@@ -980,8 +980,12 @@ const pageCursorOffset = (
     const others = Either.isRight(peeked) && peeked.right.sessionUid !== sessionUid ? yield* index.sessions({}) : []
     return yield* decodePageCursor(
       cursor,
-      { sessionUid, sessionId: session.sessionId, generation: session.generation, ...text },
-      (uid) => others.find((s) => r.ids.sessionUid(s.sessionUid) === uid)?.sessionId
+      // the sessions named as answers show them (a native id a secret is in, redacted: session 39)
+      { sessionUid, sessionId: r.id(session.sessionId), generation: session.generation, ...text },
+      (uid) => {
+        const holder = others.find((s) => r.ids.sessionUid(s.sessionUid) === uid)
+        return holder === undefined ? undefined : r.id(holder.sessionId)
+      }
     )
   })
 
