@@ -118,6 +118,13 @@ describe("MCP: a session whose id holds a secret pages, searches and refuses wit
     expect((noCursor as McpError).message).not.toContain(TOKEN)
   })
 
+  it("the id as shown names no session, and the refusal says to pass the uid the same answer gave", async () => {
+    const e = await refusal("get_events", { id: SHOWN_ID })
+    expect(e).toBeInstanceOf(McpError)
+    expect((e as McpError).message).toContain(`SOURCE_NOT_FOUND: No session ${SHOWN_ID} in the index.`)
+    expect((e as McpError).message).toContain("a redacted id names no session: pass the session's uid (hses_…) as the same answer gave it.")
+  })
+
   it("get_session: a page cursor of one session given for the other names each as shown", async () => {
     const first = await call("get_session", { id: uid, maxChars: 20 })
     const plainFirst = await call("get_session", { id: plainUid, maxChars: 20 })

@@ -157,7 +157,12 @@ export const findSession = (
     if (found.length === 0) {
       return yield* new SourceNotFound({
         message: `No session ${id} in the index.`,
-        remediation: redacted
+        // an id as a redacted output shows it (a secret was in it: `Redaction.id`) names no session: its uid does
+        remediation: id.includes("[REDACTED:")
+          ? "That id is as a redacted output shows it (a secret was in it), and a redacted id names no session: " + (redacted
+            ? "pass the session's uid (hses_…) as the same answer gave it."
+            : "pass the session's uid as that output gave it (hses_…), or its id or ses_… uid as `session-ingest sessions` lists it.")
+          : redacted
           ? "List the sessions with list_sessions; pass a session's id or its uid (hses_…) as an answer gave it."
           : id.toLowerCase().startsWith(SHOWN_SESSION_PREFIX)
           ? "List the sessions with `session-ingest sessions`; a shown uid (hses_…) is that of one index: pass it to the index whose redacted output gave it, or pass a session id or its ses_… uid."
