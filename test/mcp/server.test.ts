@@ -210,7 +210,8 @@ describe("mcp: tools", () => {
     expect(byNative.session.uid).toBe(s.shownUid)
     const byPrefix = await call("get_session", { id: s.shownUid.slice(0, 12), maxChars: 100 })
     expect(byPrefix.session.uid).toBe(s.shownUid)
-  })
+    // a hang guard, not a timing: hundreds of pages of 150 characters, one call each (31-47 s at load 10 on 2 cores)
+  }, 120_000)
 
   it("get_events answers the events after a cursor, resumable to the end", async () => {
     const s = corpus.sessions.find((x) => x.provider === "claude-code" && x.eventCount > 10)!

@@ -608,16 +608,50 @@ const sessionSecrets = (r: RedactionShape, index: IndexShape, known: Map<string,
  * Computations of one index (the service instance a server uses) and redaction, by key: each started once, in a
  * fiber of its own that every caller joins, so calls that arrive together on the same session share the one
  * computation (tester22b F4: five parallel searches of a 60,000-event session each gathered its secrets, ~10 s each
- * against ~2 s alone). The latest `max` keys used are kept (in flight or done); one that failed is dropped, so the
- * next call tries again. A caller interrupted (a cancelled request) stops waiting; the computation goes on for the
- * others and is kept.
+ * against ~2 s alone). A computation in flight is always kept (tester39 F3: with the latest 2 transcripts kept, calls
+ * over 3 sessions at once dropped each other's renderings in flight and every call rendered its session again: 20
+ * calls 20.8 s against 0.9 s over 2 sessions). Of those done, the latest `max` keys used are kept, within `budget`
+ * (the sum of `weigh` of those done; the latest one kept whatever it weighs); one that failed is dropped, so the next
+ * call tries again. At most `permits` computations of a store run at once, the others waiting their turn (each holds a
+ * whole session while it runs: 200 calls over 36 sessions held 2 GB). A caller interrupted (a cancelled request) stops
+ * waiting; the computation goes on for the others and is kept.
  */
 interface SharedStore<A, E> {
   readonly max: number
-  readonly byIndex: WeakMap<IndexShape, WeakMap<RedactionShape, Array<{ readonly key: string; readonly fiber: Fiber.RuntimeFiber<A, E> }>>>
+  readonly budget: number
+  readonly weigh: (a: A) => number
+  readonly permits: Effect.Semaphore
+  readonly byIndex: WeakMap<IndexShape, WeakMap<RedactionShape, Array<SharedEntry<A, E>>>>
 }
 
-const sharedStore = <A, E>(max: number): SharedStore<A, E> => ({ max, byIndex: new WeakMap() })
+/** A computation of a {@link SharedStore}: `weight` is set (to `weigh` of its result) once it is done. */
+interface SharedEntry<A, E> {
+  readonly key: string
+  readonly fiber: Fiber.RuntimeFiber<A, E>
+  weight: number | undefined
+}
+
+/** A {@link SharedStore} keeping `max` results within `budget` (as `weigh` weighs them), `permits` computed at once. */
+const sharedStore = <A, E>(options: { readonly max: number; readonly budget?: number; readonly weigh?: (a: A) => number; readonly permits: number }): SharedStore<A, E> => ({
+  max: options.max,
+  budget: options.budget ?? Infinity,
+  weigh: options.weigh ?? (() => 0),
+  permits: Effect.unsafeMakeSemaphore(options.permits),
+  byIndex: new WeakMap()
+})
+
+/** Drops the oldest results done of `list` while more than `max` are listed or those done weigh more than `budget`. */
+const evictShared = <A, E>(store: SharedStore<A, E>, list: Array<SharedEntry<A, E>>): void => {
+  let weight = list.reduce((n, k) => n + (k.weight ?? 0), 0)
+  for (let i = 0; i < list.length - 1 && (list.length > store.max || weight > store.budget);) {
+    const k = list[i]
+    if (k.weight === undefined) i++
+    else {
+      list.splice(i, 1)
+      weight -= k.weight
+    }
+  }
+}
 
 /** The result of `compute` for `key` in `store` (of `index` and `r`): joined when started already, else started now. */
 const shared = <A, E>(store: SharedStore<A, E>, index: IndexShape, r: RedactionShape, key: string, compute: Effect.Effect<A, E>): Effect.Effect<A, E> =>
@@ -636,15 +670,26 @@ const shared = <A, E>(store: SharedStore<A, E>, index: IndexShape, r: RedactionS
       return Fiber.join(hit.fiber)
     }
     // Started and listed in this one synchronous step: a call arriving meanwhile finds it.
-    const entry = {
+    const entry: SharedEntry<A, E> = {
       key,
-      fiber: Runtime.runFork(runtime)(compute.pipe(Effect.tapErrorCause(() => Effect.sync(() => {
-        const i = list.indexOf(entry)
-        if (i >= 0) list.splice(i, 1)
-      }))))
+      weight: undefined,
+      fiber: Runtime.runFork(runtime)(store.permits.withPermits(1)(compute).pipe(
+        Effect.tap((a) =>
+          Effect.sync(() => {
+            entry.weight = store.weigh(a)
+            evictShared(store, list)
+          })
+        ),
+        Effect.tapErrorCause(() =>
+          Effect.sync(() => {
+            const i = list.indexOf(entry)
+            if (i >= 0) list.splice(i, 1)
+          })
+        )
+      ))
     }
     list.push(entry)
-    if (list.length > store.max) list.splice(0, list.length - store.max)
+    evictShared(store, list)
     return Fiber.join(entry.fiber)
   })
 
@@ -682,7 +727,7 @@ const redactorBefore = (s: SessionSecrets, sequence: number): SessionRedactorSta
 const KEPT_FIELDS: ReadonlySet<string> = new Set([...EVENT_STRUCTURAL_FIELDS, "rawReference.locatorClass"])
 
 /** The secrets of the latest 16 sessions used, per index and redaction (computed once per session state). */
-const secretsStore = sharedStore<SessionSecrets, StoreUnavailable>(16)
+const secretsStore = sharedStore<SessionSecrets, StoreUnavailable>({ max: 16, permits: 2 })
 
 /**
  * The secrets of the session `sessionUid` (`sessionRedactor` over its events, read a page at a time), gathered
@@ -1000,11 +1045,26 @@ interface RenderedSession {
   readonly title: string | null
 }
 
+/**
+ * The characters of transcript text the rendered sessions kept hold at most in all (UTF-16: twice as many bytes),
+ * besides the latest: 32 Mi, a few sessions of 20,000 events (tester39 F3: the 2 kept before thrashed with 3 sessions).
+ */
+const RENDERED_KEPT_CHARS = 32 * 1024 * 1024
+
 /** What a rendered session was rendered from: the session's uid, generation, event count and last time. */
 const keyOf = (s: SessionRow): string => JSON.stringify([s.sessionUid, s.generation, s.eventCount, s.lastAt])
 
-/** The rendered sessions of the latest 2 sessions used, per index and redaction (rendered once per session state). */
-const renderedStore = sharedStore<RenderedSession, SourceNotFound | InvalidArgument | ResourceLimitExceeded | StoreUnavailable>(2)
+/**
+ * The rendered sessions of the latest 16 sessions used, per index and redaction (rendered once per session state),
+ * within {@link RENDERED_KEPT_CHARS} characters of transcript in all (the latest one kept whatever its size); two
+ * rendered at once.
+ */
+const renderedStore = sharedStore<RenderedSession, SourceNotFound | InvalidArgument | ResourceLimitExceeded | StoreUnavailable>({
+  max: 16,
+  budget: RENDERED_KEPT_CHARS,
+  weigh: (s) => s.text.text.length,
+  permits: 2
+})
 
 /**
  * The transcript text of `session` as `get_session` pages it, rendered once per session state (its uid,
