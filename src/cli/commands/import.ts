@@ -48,6 +48,24 @@ const diagnosticLines = (diagnostics: ReadonlyArray<{ readonly line: string }>):
     ...(diagnostics.length > MAX_DIAGNOSTICS ? [`    \u2026 and ${diagnostics.length - MAX_DIAGNOSTICS} more (--json lists them all)`] : [])
   ]
 
+/** Sessions named on the `no longer shown:` line of the text report (`--json` lists them all). */
+const MAX_GONE_SESSIONS = 5
+
+/**
+ * The `  no longer shown:` line of the text report: the sessions of rewritten sources whose files no longer name
+ * them ({@link ImportReport.sessionsNoLongerShown}), each with its events; the `SOURCE_REWRITTEN` diagnostic says why.
+ */
+const noLongerShownLines = (r: ImportReport): Array<string> => {
+  const gone = r.sessionsNoLongerShown
+  if (gone.length === 0) return []
+  const named = gone.slice(0, MAX_GONE_SESSIONS).map((g) => `${g.sessionId} (${counted(g.events, "event")}, ${g.provider} ${oneLineField(g.path)})`)
+  return [
+    `  no longer shown: ${counted(gone.length, "session")}, left out of ${gone.length === 1 ? "its" : "their"} rewritten file${gone.length === 1 ? "" : "s"}: ${named.join("; ")}${
+      gone.length > MAX_GONE_SESSIONS ? `; and ${gone.length - MAX_GONE_SESSIONS} more (--json lists them all)` : ""
+    }; kept only in the superseded generation, which no command shows (see SOURCE_REWRITTEN below)`
+  ]
+}
+
 /** The text report of an import run (`index`: the index as shown); `--json` prints the report itself. */
 export const renderImportReport = (r: ImportReport, index: string): string => {
   const s = r.sources
@@ -56,7 +74,9 @@ export const renderImportReport = (r: ImportReport, index: string): string => {
     `  sources:  ${s.discovered} discovered, ${s.accepted} imported, ${s.unchanged} unchanged, ${s.rejected} rejected` +
     (s.unreadable > 0 ? `, ${s.unreadable} unreadable` : "") +
     (s.newGenerations > 0 ? `, ${s.newGenerations} re-imported as a new generation` : ""),
-    `  added:    ${counted(r.sessionsAdded, "session")}, ${counted(r.eventsAdded, "event")}`,
+    `  added:    ${counted(r.sessionsAdded, "session")}, ${counted(r.eventsAdded - r.eventsReimported, "event")}` +
+    (r.eventsReimported > 0 ? `; re-imported: ${counted(r.eventsReimported, "event")} (read again whole into ${counted(s.newGenerations, "new generation")})` : ""),
+    ...noLongerShownLines(r),
     ...(s.omitted > 0
       ? [`  omitted:  ${s.omitted} left out by the providers' specs (${Object.entries(s.omittedByReason).map(([k, v]) => `${k} ${v}`).join(", ")}); see \`discover\``]
       : []),
