@@ -32,10 +32,17 @@ const MAX_DIAGNOSTICS = 20
 /**
  * A report's diagnostics as the text output lists them, `provider: CODE:
  * message`, with their codes; a diagnostic said word for word as a cause
- * (the coverage's) is not said again (tester16 finding 8).
+ * (the coverage's), with the cause's path in its words when the cause has one,
+ * is not said again (tester16 finding 8, tester38b F3).
  */
 const reportDiagnostics = (r: ImportReport): Array<{ readonly code: string; readonly line: string }> => {
-  const said = new Set(r.causes.filter((c) => c.path === null).map((c) => `${c.provider}: ${c.code}: ${c.problem}`))
+  // A cause with a path is said with it (`provider: path: CODE: problem`): its diagnostic, the same problem, says
+  // nothing more when the problem names that path itself (a kept source's `SOURCE_GARBLED`, `SOURCE_EMPTIED`, …:
+  // tester38b F3, printed twice), and is not said again; one whose problem does not (a subagent file named from its
+  // project) is still listed, where a remedy's "see diagnostics" points.
+  const said = new Set(
+    r.causes.filter((c) => c.path === null || c.problem.includes(c.path)).map((c) => `${c.provider}: ${c.code}: ${c.problem}`)
+  )
   return r.providers.flatMap((p) => p.diagnostics.map((d) => ({ code: d.code, line: `${p.provider}: ${d.code}: ${d.message}` })))
     .filter((d) => !said.has(d.line))
 }

@@ -1534,7 +1534,12 @@ const make = Effect.gen(function*() {
         p.diagnostics = [...p.diagnostics, { code, message: problem, remediation: remedy, details }]
         partialProvider(p, code, problem, remedy, e.path)
       }
-      for (const e of stale.emptied) noteEmptied(e)
+      // Files below a root discovery went through and did not list (too damaged to be a session: torn, zeroed, cut
+      // back), kept as they were: discovered, and skipped (tester38b F3: "0 discovered" hid the file the report names).
+      for (const e of stale.emptied) {
+        noteEmptied(e)
+        providers.get(e.provider)!.sourceCount++
+      }
       const unchangedAt = yield* unchangedSources(work, resolved, keys, checkpoints)
       let parseWorkers: ParseWorkersFailed | undefined
       const parsedOf = yield* parseAhead(plan, work, keys, unchangedAt, checkpoints, (failed) => {
@@ -1675,7 +1680,7 @@ const make = Effect.gen(function*() {
         providers: list,
         notIncluded,
         sources: {
-          discovered: work.length,
+          discovered: work.length + stale.emptied.length,
           accepted,
           unchanged,
           rejected: rejected.length,
