@@ -104,7 +104,7 @@ describe("a line log none of whose lines reads is skipped as SOURCE_GARBLED (tes
     expect(text.stdout + text.stderr).toContain(`SOURCE_GARBLED: ${PROJECT}/${TORN}.jsonl: none of its 3 lines reads as JSON (malformed-json 3)`)
   })
 
-  it("a log imported before, garbled since: said once, as the kept source it is (SOURCE_EMPTIED), not also as a skip", () => {
+  it("a log imported before, garbled since: said once, as the kept source it is (the importer's SOURCE_GARBLED), not also as a skip", () => {
     const sid = "24242424-0000-4000-8000-000000000038"
     const { project, index, env } = importedClaudeIndex("si-garbled38b-", { [sid]: claudeEchoLog(sid, ["first text", "second text"]) })
     const file = project.file(sid)
@@ -115,13 +115,15 @@ describe("a line log none of whose lines reads is skipped as SOURCE_GARBLED (tes
     expect(r.code, r.stderr + r.stdout).toBe(8)
     const data = JSON.parse(r.stdout.trim().split("\n").pop()!).data
     const cc = data.providers.find((p: { provider: string }) => p.provider === "claude-code")
-    expect(cc.diagnostics.map((d: { code: string }) => d.code)).toEqual(["SOURCE_EMPTIED"])
+    expect(cc.diagnostics.map((d: { code: string }) => d.code)).toEqual(["SOURCE_GARBLED"])
+    // The importer's (the kept source: its remedy says the index keeps the session), not discovery's skip.
+    expect(cc.diagnostics[0].remediation).toContain("The index keeps the session meanwhile.")
     expect(data.causes.filter((c: { provider: string }) => c.provider === "claude-code").map((c: { code: string; path: string }) => [c.code, c.path]))
-      .toEqual([["SOURCE_EMPTIED", file]])
+      .toEqual([["SOURCE_GARBLED", file]])
     expect(data.sources.superseded).toBe(0)
   })
 
-  it("a Muse agents transcript imported before, garbled since: said once (SOURCE_EMPTIED), no skip cause beside it", () => {
+  it("a Muse agents transcript imported before, garbled since: said once (the importer's SOURCE_GARBLED), no skip cause beside it", () => {
     const root = copyAgents()
     const dir = tempDir("si-garbled38c-")
     const index = nodePath.join(dir, "i.db")
@@ -133,9 +135,11 @@ describe("a line log none of whose lines reads is skipped as SOURCE_GARBLED (tes
     fs.writeFileSync(file, Buffer.from(good.map((b) => (b === 0x0a ? 0x0a : 0x78))))
     const data = JSON.parse(cli(args, { env }).stdout).data
     const ma = data.providers.find((p: { provider: string }) => p.provider === "muse-agents")
-    expect(ma.diagnostics.map((d: { code: string }) => d.code)).not.toContain("SOURCE_GARBLED")
+    const garbled = ma.diagnostics.filter((d: { code: string }) => d.code === "SOURCE_GARBLED")
+    expect(garbled).toHaveLength(1)
+    expect(garbled[0].remediation).toContain("The index keeps the session meanwhile.")
     expect(data.causes.filter((c: { provider: string }) => c.provider === "muse-agents").map((c: { code: string; path: string | null }) => [c.code, c.path]))
-      .toEqual([["SOURCE_EMPTIED", fs.realpathSync(file)]])
+      .toEqual([["SOURCE_GARBLED", fs.realpathSync(file)]])
     expect(data.sources.superseded).toBe(0)
   })
 })

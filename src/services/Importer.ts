@@ -215,6 +215,19 @@ export interface ImportReport {
   readonly sessionsAdded: number
   readonly eventsAdded: number
   /**
+   * Of {@link ImportReport.eventsAdded}, the events written into the new generations of sources imported before
+   * ({@link ImportReport.sources.newGenerations}: a file changed in its imported part, read again whole): re-read, not
+   * new. The text report's `added:` line counts `eventsAdded` less these, and says them `re-imported`.
+   */
+  readonly eventsReimported: number
+  /**
+   * The sessions no command shows any more after this run: each a session of a source read again as a new
+   * generation (`SOURCE_REWRITTEN`) whose file no longer names it (a session left out of a Muse Code export, a file
+   * now another session's), with the events imported of it. The index keeps them in the superseded generation, which
+   * no command shows (docs/import.md, "Sources rewritten after a prefix of what was imported"). Said in this run only.
+   */
+  readonly sessionsNoLongerShown: ReadonlyArray<SessionNoLongerShownBy>
+  /**
    * The lines the sources' parse warnings skipped (tolerant providers skip a
    * bad line and count it; `overview.parseWarnings` of each source the run
    * discovered, imported or not): `lines` in all, the subagent `files` left
@@ -244,6 +257,15 @@ export interface ImportReport {
   readonly remediations: ReadonlyArray<string>
   /** The causes of partial coverage, problem and remedy apart. */
   readonly causes: ReadonlyArray<PartialCause>
+}
+
+/** A session no longer shown ({@link ImportReport.sessionsNoLongerShown}): its provider, its source's file, its native id and events. */
+export interface SessionNoLongerShownBy {
+  readonly provider: ProviderId
+  readonly path: string
+  readonly sessionId: string
+  /** The events imported of it from that file (those of the file's own source id). */
+  readonly events: number
 }
 
 /**

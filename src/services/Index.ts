@@ -229,6 +229,12 @@ export interface SessionFilter {
   readonly status?: SessionStatus | undefined
   /** At most this many sessions (the latest ones); all when absent. */
   readonly limit?: number | undefined
+  /**
+   * Only sessions of this source ({@link SessionRow.sourceKey}, exact): those its shown generation holds, as the
+   * other filters see them (in the same one query). What a rewritten source's report names the sessions its file no
+   * longer holds with (`src/layers/index/rewritten.ts`).
+   */
+  readonly sourceKey?: string | undefined
 }
 
 /**

@@ -32,7 +32,7 @@ describe("SOURCE_REWRITTEN when the first event changed (tester36a F4)", () => {
       if (json) {
         const claude = JSON.parse(r.stdout).data.providers.find((p: { provider: string }) => p.provider === "claude-code")
         const d = claude.diagnostics.find((x: { code: string }) => x.code === "SOURCE_REWRITTEN")
-        expect(d?.details).toEqual({ path: s.file, kept: 0, missing: 15, imported: 22 })
+        expect(d?.details).toEqual({ path: s.file, kept: 0, missing: 15, imported: 22, sessionsNoLongerShown: [] })
       } else {
         expect(r.stdout).toContain("SOURCE_REWRITTEN")
         expect(r.stdout).toContain("it no longer holds 15 of the 22 events imported from it")

@@ -123,7 +123,7 @@ describe("a log cut back and written on: a new generation, SOURCE_REWRITTEN coun
       expect(diagnostic!.message).toContain(s.file)
       expect(diagnostic!.message).toContain(`begins with ${kept} of the ${imported} events imported from it`)
       expect(diagnostic!.message).toContain(`no longer holds ${imported - kept} of them`)
-      expect(diagnostic!.details).toEqual({ path: s.file, kept, missing: imported - kept, imported })
+      expect(diagnostic!.details).toEqual({ path: s.file, kept, missing: imported - kept, imported, sessionsNoLongerShown: [] })
       // The new generation is what the file holds now.
       expect(await run(eventCount(index, s.session))).toBe(now)
 
@@ -180,7 +180,7 @@ describe("a log cut back and written on: a new generation, SOURCE_REWRITTEN coun
         const report = await run(importOnce(s.policy, index, plan))
         expect(report.sources.newGenerations).toBe(1)
         const diagnostic = rewrittenOf(report, c.provider)
-        expect(diagnostic?.details).toEqual({ path: s.file, kept, missing: 1, imported })
+        expect(diagnostic?.details).toEqual({ path: s.file, kept, missing: 1, imported, sessionsNoLongerShown: [] })
         expect(diagnostic?.message).toContain("no longer holds 1 of them")
       })
     }
@@ -217,7 +217,7 @@ describe("a log cut back and written on: a new generation, SOURCE_REWRITTEN coun
     expect(report.sources.newGenerations).toBe(1)
     expect(report.coverage).toBe("complete")
     const diagnostic = rewrittenOf(report, "muse-agents")
-    expect(diagnostic?.details).toEqual({ path: s.file, kept: 0, missing: 1, imported })
+    expect(diagnostic?.details).toEqual({ path: s.file, kept: 0, missing: 1, imported, sessionsNoLongerShown: [] })
     expect(diagnostic?.message).toContain("its first event is no longer the one imported from it")
   })
 
@@ -240,7 +240,7 @@ describe("a log cut back and written on: a new generation, SOURCE_REWRITTEN coun
     expect(report.coverage).toBe("complete")
     // Missing: the edited prompt's event and every imported event past line 10.
     const diagnostic = rewrittenOf(report, "claude-code")
-    expect(diagnostic?.details).toEqual({ path: s.file, kept: 0, missing: imported - ten + 1, imported })
+    expect(diagnostic?.details).toEqual({ path: s.file, kept: 0, missing: imported - ten + 1, imported, sessionsNoLongerShown: [] })
     expect(diagnostic?.message).toContain(`no longer holds ${imported - ten + 1} of the ${imported} events imported from it`)
     expect(await run(eventCount(index, s.session))).toBe(ten)
   })

@@ -32,10 +32,17 @@ const MAX_DIAGNOSTICS = 20
 /**
  * A report's diagnostics as the text output lists them, `provider: CODE:
  * message`, with their codes; a diagnostic said word for word as a cause
- * (the coverage's) is not said again (tester16 finding 8).
+ * (the coverage's), with the cause's path in its words when the cause has one,
+ * is not said again (tester16 finding 8, tester38b F3).
  */
 const reportDiagnostics = (r: ImportReport): Array<{ readonly code: string; readonly line: string }> => {
-  const said = new Set(r.causes.filter((c) => c.path === null).map((c) => `${c.provider}: ${c.code}: ${c.problem}`))
+  // A cause with a path is said with it (`provider: path: CODE: problem`): its diagnostic, the same problem, says
+  // nothing more when the problem names that path itself (a kept source's `SOURCE_GARBLED`, `SOURCE_EMPTIED`, …:
+  // tester38b F3, printed twice), and is not said again; one whose problem does not (a subagent file named from its
+  // project) is still listed, where a remedy's "see diagnostics" points.
+  const said = new Set(
+    r.causes.filter((c) => c.path === null || c.problem.includes(c.path)).map((c) => `${c.provider}: ${c.code}: ${c.problem}`)
+  )
   return r.providers.flatMap((p) => p.diagnostics.map((d) => ({ code: d.code, line: `${p.provider}: ${d.code}: ${d.message}` })))
     .filter((d) => !said.has(d.line))
 }
@@ -48,6 +55,24 @@ const diagnosticLines = (diagnostics: ReadonlyArray<{ readonly line: string }>):
     ...(diagnostics.length > MAX_DIAGNOSTICS ? [`    \u2026 and ${diagnostics.length - MAX_DIAGNOSTICS} more (--json lists them all)`] : [])
   ]
 
+/** Sessions named on the `no longer shown:` line of the text report (`--json` lists them all). */
+const MAX_GONE_SESSIONS = 5
+
+/**
+ * The `  no longer shown:` line of the text report: the sessions of rewritten sources whose files no longer name
+ * them ({@link ImportReport.sessionsNoLongerShown}), each with its events; the `SOURCE_REWRITTEN` diagnostic says why.
+ */
+const noLongerShownLines = (r: ImportReport): Array<string> => {
+  const gone = r.sessionsNoLongerShown
+  if (gone.length === 0) return []
+  const named = gone.slice(0, MAX_GONE_SESSIONS).map((g) => `${g.sessionId} (${counted(g.events, "event")}, ${g.provider} ${oneLineField(g.path)})`)
+  return [
+    `  no longer shown: ${counted(gone.length, "session")}, left out of ${gone.length === 1 ? "its" : "their"} rewritten file${gone.length === 1 ? "" : "s"}: ${named.join("; ")}${
+      gone.length > MAX_GONE_SESSIONS ? `; and ${gone.length - MAX_GONE_SESSIONS} more (--json lists them all)` : ""
+    }; kept only in the superseded generation, which no command shows (see SOURCE_REWRITTEN below)`
+  ]
+}
+
 /** The text report of an import run (`index`: the index as shown); `--json` prints the report itself. */
 export const renderImportReport = (r: ImportReport, index: string): string => {
   const s = r.sources
@@ -56,7 +81,9 @@ export const renderImportReport = (r: ImportReport, index: string): string => {
     `  sources:  ${s.discovered} discovered, ${s.accepted} imported, ${s.unchanged} unchanged, ${s.rejected} rejected` +
     (s.unreadable > 0 ? `, ${s.unreadable} unreadable` : "") +
     (s.newGenerations > 0 ? `, ${s.newGenerations} re-imported as a new generation` : ""),
-    `  added:    ${counted(r.sessionsAdded, "session")}, ${counted(r.eventsAdded, "event")}`,
+    `  added:    ${counted(r.sessionsAdded, "session")}, ${counted(r.eventsAdded - r.eventsReimported, "event")}` +
+    (r.eventsReimported > 0 ? `; re-imported: ${counted(r.eventsReimported, "event")} (read again whole into ${counted(s.newGenerations, "new generation")})` : ""),
+    ...noLongerShownLines(r),
     ...(s.omitted > 0
       ? [`  omitted:  ${s.omitted} left out by the providers' specs (${Object.entries(s.omittedByReason).map(([k, v]) => `${k} ${v}`).join(", ")}); see \`discover\``]
       : []),

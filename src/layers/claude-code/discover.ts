@@ -209,7 +209,7 @@ export const discoverSessions = (deps: ClaudeDeps, known?: ReadonlyMap<string, K
           if (isGarbled(s.scan.readLines, s.scan.notJsonLines)) {
             // Lines, none of which could be read (torn, not JSON, zeroed): damage, not a session without a
             // conversation; skipped and said, so coverage is partial (tester37 F2). One the index holds is the
-            // importer's to say: it keeps it as it was (`garbledSource`, SOURCE_EMPTIED), the same rule, said once.
+            // importer's to say: it keeps it as it was (`garbledSource`, SOURCE_GARBLED), the same rule, said once.
             if (known?.has(path) === true) continue
             skip(garbledDiagnostic(`${p.name}/${e.name}`, s.scan.lineWarnings.toArray(), { project: p.name, file: e.name, path }))
             continue

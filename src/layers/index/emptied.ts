@@ -18,6 +18,7 @@ import { ZEROED_RUN } from "../../domain/jsonl-line.js"
 import { bindingLength } from "./prefix.js"
 import type { SourceAccessShape } from "../../services/SourceAccess.js"
 import { type ForeignEncoding, foreignEncodingOf, notUtf8Problem, SOURCE_NOT_UTF8 } from "../../domain/text-encoding.js"
+import { SOURCE_GARBLED } from "../../domain/garbled.js"
 import { SOURCE_TRUNCATED } from "./truncated.js"
 
 /** The report's code for a source kept because its file now holds nothing. */
@@ -240,10 +241,18 @@ const importedBytes = (binding: string | null): number => {
 
 /**
  * The report's code for a damaged source ({@link LostBytes}): `SOURCE_NOT_UTF8` for one re-encoded,
- * `SOURCE_TRUNCATED` for one cut back to a prefix of what was imported, else `SOURCE_EMPTIED`.
+ * `SOURCE_TRUNCATED` for one cut back to a prefix of what was imported, `SOURCE_GARBLED` for one whose lines none
+ * reads as JSON (the code discovery gives such a log never imported: `src/domain/garbled.ts`; tester38b F3: a log of
+ * torn lines is not "emptied"), else `SOURCE_EMPTIED` (nothing but NUL bytes and white space, or a zeroed block).
  */
 export const damagedCode = (lost: LostBytes): string =>
-  lost._tag === "not-utf8" ? SOURCE_NOT_UTF8 : lost._tag === "truncated" ? SOURCE_TRUNCATED : SOURCE_EMPTIED
+  lost._tag === "not-utf8"
+    ? SOURCE_NOT_UTF8
+    : lost._tag === "truncated"
+    ? SOURCE_TRUNCATED
+    : lost._tag === "garbled"
+    ? SOURCE_GARBLED
+    : SOURCE_EMPTIED
 
 /**
  * What a file cut back holds of the bytes imported, as its events tell (tester26a F1): their first `matched` bytes,
@@ -256,8 +265,8 @@ const truncatedHolds = (lost: Extract<LostBytes, { _tag: "truncated" }>): string
 }
 
 /**
- * The problem and remedy of a `SOURCE_EMPTIED` (or, re-encoded, `SOURCE_NOT_UTF8`; cut back, `SOURCE_TRUNCATED`)
- * cause for the file `path`, by what it holds ({@link LostBytes}).
+ * The problem and remedy of a `SOURCE_EMPTIED` (or, re-encoded, `SOURCE_NOT_UTF8`; cut back, `SOURCE_TRUNCATED`;
+ * garbled, `SOURCE_GARBLED`: {@link damagedCode}) cause for the file `path`, by what it holds ({@link LostBytes}).
  */
 export const emptiedCause = (path: string, lost: LostBytes): { readonly problem: string; readonly remedy: string } => {
   if (lost._tag === "truncated") {

@@ -11,23 +11,19 @@
  * complete (exit 0), since the file itself was read whole (docs/import.md,
  * "Sources rewritten after a prefix of what was imported").
  *
- * How it is told: the file is read through its provider and its events are
- * compared with the stored ones as `./truncated.ts` compares them (a page of
- * stored events at once, the same event at the same place with the same
- * checks), to count the leading events it still holds as they were
- * (`kept`). A file whose first event is of a session the source does not
- * hold is another file, not a rewritten one: the reading stops there and
- * nothing is reported; one whose first event differs from the imported first
- * event of the same session (its first prompt edited in place, then rolled
- * back: tester36a F4) is rewritten from its start (`kept` 0). Past the
- * first event that differs, the file's events are noted by session, event
- * id and content (every field but those of its byte place, the cursor and
- * the raw reference's offset, which moved when a line before it changed
- * length), and each
- * stored event after the kept ones that the file does not hold so is
- * counted `missing`; so is each stored event past the last one of its session the file holds, when every event of
- * the file is the stored one at its place (a Muse Code export replaced by an older one: its events a prefix of those
- * imported; tester38 F7). Stored sessions of the source that the file no longer names at all are not counted.
+ * How it is told: the file is read through its provider, to its end, and its events are compared with the stored
+ * ones as `./truncated.ts` compares them (a page of stored events at once, the same event at the same place with the
+ * same checks), to count the leading events it still holds as they were (`kept`; 0 for a document whose bytes
+ * changed, a Muse Code export, whose cursors bind the whole document, and for a log whose first bytes changed where
+ * no event is). Past the first event that differs, the file's events are noted by session, event id and content
+ * (every field but those of its place: the cursor, the raw reference's offset and sequence, which moved when a line
+ * before it changed length or a record before it was left out), and each stored event of the source's shown
+ * generation after the kept ones that the file does not hold so is counted `missing`: over every session of the
+ * source (one query, `Index.sessions({ sourceKey })`), those the file no longer names at all included, each named
+ * with its events (`sessionsNoLongerShown`: with the new generation they leave every view; tester38b F1, where a
+ * session left out of an export vanished unsaid and the count was over the named sessions only). What the first
+ * event is (`first`) picks the message's words: the imported one (perhaps bound to other bytes), another event of the
+ * same session (its first prompt edited: tester36a F4), or one of a session the source does not hold.
  *
  * @module
  */
@@ -44,16 +40,31 @@ import { ReadFailed, sameEvent, storedPager } from "./truncated.js"
 /** The report's code for a source read again as a new generation that no longer holds imported events. */
 export { SOURCE_REWRITTEN }
 
+/** A session of a rewritten source that its file no longer names: no longer shown, with the events imported of it. */
+export interface SessionNoLongerShown {
+  readonly sessionId: string
+  /** The session's imported events of the source's own source id (each counted in {@link RewrittenEvents.missing}). */
+  readonly events: number
+}
+
 /**
- * What a rewritten source's file holds of what was imported, in events of its own source id:
- * `kept`, the leading events it still holds as they were; `missing`, the imported events after
- * those that it no longer holds (not anywhere in the file, or not with the same content);
- * `imported`, the events imported from it (`kept` + those compared after them).
+ * What a rewritten source's file holds of what was imported, in events of its own source id, over every session of
+ * the source's shown generation: `kept`, the leading events it still holds as they were (at the same place, bound to
+ * the same bytes: 0 for a document whose bytes changed, such as a Muse Code export, since its cursors bind the
+ * document); `missing`, the imported events after those that it no longer holds (not anywhere in the file, or not
+ * with the same content), those of the sessions it no longer names included; `imported`, the events imported from it
+ * (`kept` + those compared after them); `first`, what its first event is: `same`, the imported first event (in
+ * content; perhaps at another place or bound to other bytes), `changed`, another event of the same session (its first
+ * prompt edited), `other`, an event of a session the source does not hold (or none at all); `sessionsNoLongerShown`,
+ * the sessions of the source the file no longer names at all (no event of any source id of the file is of them), in
+ * the order the index lists them: with the new generation they leave every view.
  */
 export interface RewrittenEvents {
   readonly kept: number
   readonly missing: number
   readonly imported: number
+  readonly first: "same" | "changed" | "other"
+  readonly sessionsNoLongerShown: ReadonlyArray<SessionNoLongerShown>
 }
 
 /** JSON text of `value` with the keys of every object in sorted order (undefined fields left out). */
@@ -82,13 +93,13 @@ const contentKey = (e: SessionEvent): string => {
 /**
  * What the file `locator.path` of the source `sourceKey` (own events of
  * source id `checkpoint.sourceId`), found changed in its imported part, holds
- * of the events imported from it (see the module doc): undefined when its
- * first event is of no session the source holds, when it holds every imported
- * event, or when it cannot be read (the importer then reads it as usual and
- * reports what it finds). Reads the file through `adapter` (once, to its end
- * unless its first event is of no session the source holds) and the stored events through `index`, a
- * page at a time; holds one key (a few dozen bytes) per event of the file
- * past the kept ones. Fails with the store's error.
+ * of the events imported from it (see the module doc): undefined when it
+ * holds every imported event, or when it cannot be read (the importer then
+ * reads it as usual and reports what it finds). Reads the file through
+ * `adapter` (once, to its end), the source's sessions through `index` (one
+ * query, `sessions({ sourceKey })`) and their stored events a page at a time;
+ * holds one key (a few dozen bytes) per event of the file past the kept ones.
+ * Fails with the store's error.
  */
 export const rewrittenSource = (
   adapter: SessionSourceAdapter,
@@ -111,23 +122,31 @@ export const rewrittenSource = (
     const unmatched: Array<SessionEvent> = []
     /** The file's events past the kept ones, by {@link contentKey}. */
     const held = new Set<string>()
-    const sessions = new Set<string>()
-    const read = Stream.filter(Stream.mapError(adapter.stream(locator), () => new ReadFailed()), (e) => e.sourceId === own)
-    const folded = yield* Effect.either(Stream.runFoldWhileEffect(
+    /** The sessions the file names, by events of any of its source ids (a nested log's too). */
+    const named = new Set<string>()
+    let first: RewrittenEvents["first"] = "other"
+    const read = Stream.filter(
+      Stream.mapError(adapter.stream(locator), () => new ReadFailed()),
+      (e) => {
+        named.add(e.sessionId)
+        return e.sourceId === own
+      }
+    )
+    const folded = yield* Effect.either(Stream.runFoldEffect(
       read,
-      { kept: 0, same: true, ofSession: false },
-      // Read on while the events are the stored ones, and past them to the end once at least one was, or when the
-      // first event differs but is of a session the source holds (its first prompt edited in place; tester36a F4).
-      (s) => s.same || s.kept > 0 || s.ofSession,
+      { kept: 0, same: true },
       (s, e) =>
         Effect.gen(function*() {
-          sessions.add(e.sessionId)
           if (s.same) {
             const stored = yield* Effect.flatten(pagerOf(e.sessionId))
-            if (sameEvent(e, stored, -1)) return { kept: s.kept + 1, same: true, ofSession: true }
+            if (sameEvent(e, stored, -1)) {
+              if (s.kept === 0) first = "same"
+              return { kept: s.kept + 1, same: true }
+            }
+            if (s.kept === 0 && stored !== undefined) first = contentKey(e) === contentKey(stored) ? "same" : "changed"
             if (stored !== undefined) unmatched.push(stored)
             held.add(contentKey(e))
-            return { kept: s.kept, same: false, ofSession: stored !== undefined }
+            return { kept: s.kept, same: false }
           }
           held.add(contentKey(e))
           return s
@@ -138,10 +157,6 @@ export const rewrittenSource = (
       return yield* folded.left
     }
     const kept = folded.right.kept
-    // Every event of the file the stored one at its place: it may still hold fewer of them than were imported (an
-    // older Muse Code export restored over a newer one, the same document with its last records left out; a log
-    // whose later lines were overwritten with no event): counted below, never dropped in silence (tester38 F7).
-    if (kept === 0 && !folded.right.ofSession) return undefined
     let missing = 0
     let compared = 0
     const count = (e: SessionEvent) => {
@@ -149,31 +164,69 @@ export const rewrittenSource = (
       if (!held.has(contentKey(e))) missing++
     }
     unmatched.forEach(count)
-    // The rest of the stored events of every session the file names.
-    for (const sessionId of sessions) {
-      const next = yield* pagerOf(sessionId)
-      for (let e = yield* next; e !== undefined; e = yield* next) count(e)
+    // The rest of the stored events of every session of the source: past the last one of its session the file
+    // holds when every event of the file is the stored one at its place (an older Muse Code export restored over a
+    // newer one; tester38 F7), and every event of a session the file no longer names (a session left out of a
+    // document, or the file now another session's: tester38b F1).
+    const sessionsNoLongerShown: Array<SessionNoLongerShown> = []
+    for (const row of yield* index.sessions({ sourceKey })) {
+      const next = yield* pagerOf(row.sessionId)
+      let events = 0
+      for (let e = yield* next; e !== undefined; e = yield* next) {
+        count(e)
+        events++
+      }
+      if (!named.has(row.sessionId)) sessionsNoLongerShown.push({ sessionId: row.sessionId, events })
     }
-    return missing === 0 ? undefined : { kept, missing, imported: kept + compared }
+    return missing === 0 ? undefined : { kept, missing, imported: kept + compared, first, sessionsNoLongerShown }
   }))
 
+/** At most this many sessions no longer shown are named in a `SOURCE_REWRITTEN` message (its details list them all). */
+const NAMED_SESSIONS = 10
+
+/** `n` and `word`, plural when `n` is not 1. */
+const countOf = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`
+
+/** The sessions no longer shown, as a message names them: `2 whole sessions the file no longer names: a (1 event), b (3 events)`. */
+const sessionsLine = (gone: ReadonlyArray<SessionNoLongerShown>): string =>
+  `${gone.length === 1 ? "1 whole session" : `${gone.length} whole sessions`} the file no longer names: ${
+    gone.slice(0, NAMED_SESSIONS).map((g) => `${g.sessionId} (${countOf(g.events, "event")})`).join(", ")
+  }${gone.length > NAMED_SESSIONS ? `, and ${gone.length - NAMED_SESSIONS} more (listed in the details)` : ""}`
+
 /** The problem and remedy of a `SOURCE_REWRITTEN` diagnostic for the file `path` ({@link RewrittenEvents}). */
-export const rewrittenCause = (path: string, r: RewrittenEvents): { readonly problem: string; readonly remedy: string } => ({
-  problem: `${path} was rewritten: ${
-    r.kept === 0
-      ? `its first event is no longer the one imported from it (the imported prefix changed), and it no longer holds ${r.missing} of the ${r.imported} events imported from it`
-      : `it begins with ${r.kept} of the ${r.imported} events imported from it, then no longer holds ${r.missing} of them`
-  } (a log cut back and written on, a backup restored or a sync rolled back, or an imported line edited). It was read again as a new generation, so ${r.missing === 1 ? "that imported event, with its usage and cost, is" : `those ${r.missing} imported events, with their usage and cost, are`} no longer shown (the index keeps them in the superseded generation).`,
-  remedy: `If the file was rolled back by mistake, restore it from a backup that holds the imported lines (with what was written since after them) and import again: a new generation then holds them. Otherwise nothing is to be done: this is said once, in the run that read the rewritten file.`
-})
+export const rewrittenCause = (path: string, r: RewrittenEvents): { readonly problem: string; readonly remedy: string } => {
+  const lost = `it no longer holds ${r.missing} of the ${r.imported} events imported from it`
+  const what = r.kept > 0
+    ? `it begins with ${r.kept} of the ${r.imported} events imported from it, then no longer holds ${r.missing} of them`
+    : r.first === "changed"
+    ? `its first event is no longer the one imported from it (the imported prefix changed), and ${lost}`
+    : r.first === "other"
+    ? `it no longer begins with an event of a session imported from it, and ${lost}`
+    : lost
+  const gone = r.sessionsNoLongerShown
+  const events = r.missing === 1 ? "that imported event, with its usage and cost, is" : `those ${r.missing} imported events, with their usage and cost, are`
+  return {
+    problem: `${path} was rewritten: ${what} (a log cut back and written on, a backup or an older export restored, a sync rolled back, or an imported record left out or edited). It was read again as a new generation, so ${events} no longer shown${
+      gone.length === 0 ? "" : `, among them every event of ${sessionsLine(gone)}, which no longer ${gone.length === 1 ? "shows" : "show"} in sessions, show, search or usage`
+    } (the index keeps them in the superseded generation, which no command shows).`,
+    remedy: `If the file was rolled back by mistake, restore it from a backup that holds the imported ${
+      gone.length === 0 ? "lines" : "lines and sessions"
+    } (with what was written since after them) and import again: a new generation then holds them. Otherwise nothing is to be done: this is said once, in the run that read the rewritten file.`
+  }
+}
 
 /**
  * The `SOURCE_REWRITTEN` diagnostic of the file at `path` ({@link rewrittenCause}'s problem and remedy; details `path`,
- * `kept`, `missing`, `imported`), listed in the run's report: it leaves coverage complete (the file was read whole)
- * and is not stored with the source's checkpoint (docs/import.md, "Sources rewritten after a prefix of what was
- * imported").
+ * `kept`, `missing`, `imported` and `sessionsNoLongerShown`, `[{sessionId, events}]`), listed in the run's report: it
+ * leaves coverage complete (the file was read whole) and is not stored with the source's checkpoint (docs/import.md,
+ * "Sources rewritten after a prefix of what was imported").
  */
 export const rewrittenDiagnostic = (path: string, r: RewrittenEvents): Diagnostic => {
   const cause = rewrittenCause(path, r)
-  return { code: SOURCE_REWRITTEN, message: cause.problem, remediation: cause.remedy, details: { path, ...r } }
+  return {
+    code: SOURCE_REWRITTEN,
+    message: cause.problem,
+    remediation: cause.remedy,
+    details: { path, kept: r.kept, missing: r.missing, imported: r.imported, sessionsNoLongerShown: r.sessionsNoLongerShown }
+  }
 }

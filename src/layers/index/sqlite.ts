@@ -2060,6 +2060,7 @@ const make = (
           FROM sessions ss JOIN sources s ON s.source_key = ss.source_key AND s.generation = ss.generation
           WHERE s.status != 'rejected'
             ${filter.provider !== undefined ? sql`AND ss.provider = ${filter.provider}` : sql``}
+            ${filter.sourceKey !== undefined ? sql`AND ss.source_key = ${filter.sourceKey}` : sql``}
             ${timeRangeSql(sql, "ss.last_at", { since: filter.since })}
             ${timeRangeSql(sql, "ss.first_at", { until: filter.until })}
             ${statusSql(sql, filter.status)}

@@ -60,7 +60,7 @@ type Found =
   | { readonly _tag: "listed"; readonly source: DiscoveredSource; readonly diagnostics: ReadonlyArray<Diagnostic> }
   | { readonly _tag: "no-header"; readonly agentId: string }
   | { readonly _tag: "empty"; readonly agentId: string }
-  /** A transcript the index holds, garbled since: neither listed nor said here (the importer keeps it, SOURCE_EMPTIED). */
+  /** A transcript the index holds, garbled since: neither listed nor said here (the importer keeps it, SOURCE_GARBLED). */
   | { readonly _tag: "held-garbled" }
   | { readonly _tag: "skipped"; readonly diagnostic: Diagnostic }
   | { readonly _tag: "none" }
@@ -133,7 +133,7 @@ const discoverAgent = (
     if (isGarbled(scan.readLines, scan.notJsonLines)) {
       // Lines, none of which could be read (torn, not JSON, zeroed): damage, not a transcript without a header;
       // skipped and said, so coverage is partial (tester37 F2). One the index holds is the importer's to say: it keeps
-      // it as it was (`garbledSource`, SOURCE_EMPTIED), the same rule, said once.
+      // it as it was (`garbledSource`, SOURCE_GARBLED), the same rule, said once.
       if (known?.has(file.path) === true) return { _tag: "held-garbled" } as Found
       return {
         _tag: "skipped",
