@@ -568,6 +568,37 @@ const retitleCte = (sql: SqlClient.SqlClient, sources: ReadonlyArray<{ readonly 
     `
 }
 
+/**
+ * Put the sessions of a source generation that a rolled-back attempt found back as it found them
+ * (`AttemptState.sessions`: uid, title, workspace, as stored): a batch of the attempt wrote them as its read gave
+ * them. A session whose title changes has its title's search document made again (none for no title, nor when
+ * `searched` is false: a generation not searched). Sessions gone since (their events all the attempt's), or not in
+ * `before` (none recorded: an attempt of an earlier build), are left alone. Inside the caller's transaction.
+ */
+const restoreSessions = (
+  sql: SqlClient.SqlClient,
+  key: string,
+  generation: number,
+  before: AttemptState["sessions"],
+  searched: boolean
+) =>
+  Effect.gen(function*() {
+    if (before === undefined || before === null || before.length === 0) return
+    const now = yield* sql<{ session_uid: string; provider: string; title: string | null; workspace: string | null }>`
+      SELECT session_uid, provider, title, workspace FROM sessions WHERE source_key = ${key} AND generation = ${generation}`
+    const current = new Map(now.map((r) => [r.session_uid, r]))
+    const titled: Array<DocRow> = []
+    for (const [uid, title, workspace] of before) {
+      const r = current.get(uid)
+      if (r === undefined || (r.title === title && r.workspace === workspace)) continue
+      yield* sql`UPDATE sessions SET title = ${title}, workspace = ${workspace} WHERE session_uid = ${uid} AND generation = ${generation}`
+      if (r.title === title) continue
+      yield* sql`DELETE FROM search_docs WHERE title_of = ${uid} AND generation = ${generation}`
+      if (searched && title !== null) titled.push(titleDoc(key, generation, uid, r.provider, fromPg(title)))
+    }
+    yield* upsertTitleDocs(sql, titled)
+  })
+
 /** Insert or replace the title documents of sessions (the words of a changed title replace the old ones). */
 const upsertTitleDocs = (sql: SqlClient.SqlClient, docs: ReadonlyArray<DocRow>) =>
   Effect.gen(function*() {
@@ -972,6 +1003,12 @@ interface AttemptState {
   readonly attempt: number
   readonly base: BaseRow | null
   readonly next?: NextGeneration | undefined
+  /**
+   * The sessions of the base row's generation as the attempt found them, `[session uid, title, workspace]` as stored
+   * (null or absent: none, or an attempt of a build before session 39): a batch of the attempt writes a session's title
+   * and workspace as the source's read gives them; a rollback puts these back (as the SQLite layer's `AttemptState`).
+   */
+  readonly sessions?: ReadonlyArray<readonly [uid: string, title: string | null, workspace: string | null]> | null | undefined
 }
 
 /** Rows per `INSERT` of events (each column one array parameter: a bound on the statement's size, not on parameters). */
@@ -1645,7 +1682,7 @@ const make = (
               sourceId: prior !== undefined ? prior.sourceId : held.source_id === null ? null : fromPg(held.source_id),
               eventCount: 0
             }
-            yield* sql`UPDATE sources SET attempt_json = ${JSON.stringify({ attempt: state.attempt, base: state.base, next })}
+            yield* sql`UPDATE sources SET attempt_json = ${JSON.stringify({ ...state, next })}
                        WHERE source_key = ${source.sourceKey}`
             nexts.add(source.sourceKey)
             return
@@ -1681,13 +1718,17 @@ const make = (
                      ON CONFLICT (source_key) DO NOTHING`
           // The attempt recorded with the row it began from, in one statement (one round trip) that locks the row: an
           // attempt already in progress (a killed run's) is kept; a source this attempt created has no row to go back to.
+          // With it the base generation's sessions as they are now (`AttemptState.sessions`), for a rollback to put back
+          // the titles and workspaces a batch of the attempt rewrites.
           const [row] = yield* sql<{ attempt_json: string; generation: number }>`
             UPDATE sources SET attempt_json = coalesce(attempt_json, json_build_object(
               'attempt', ${randomInt(1, 2 ** 31 - 1)}::int,
               'base', CASE WHEN generation = 0 AND status = 'importing' AND event_count = 0
                              AND NOT EXISTS (SELECT 1 FROM generations g WHERE g.source_key = sources.source_key)
                         THEN NULL
-                        ELSE json_build_object(${sql.unsafe(BASE_COLUMNS.map((c) => `'${c}', ${c}`).join(", "))}) END
+                        ELSE json_build_object(${sql.unsafe(BASE_COLUMNS.map((c) => `'${c}', ${c}`).join(", "))}) END,
+              'sessions', (SELECT json_agg(json_build_array(ss.session_uid, ss.title, ss.workspace) ORDER BY ss.session_uid)
+                           FROM sessions ss WHERE ss.source_key = sources.source_key AND ss.generation = sources.generation)
             )::text)
             WHERE source_key = ${source.sourceKey}
             RETURNING attempt_json, generation`
@@ -1964,6 +2005,9 @@ const make = (
             const [kept] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM search_docs WHERE source_key = ${key} AND generation = ${gen}`
             if (kept.n === 0) yield* indexDocs(sql, { key, generation: gen })
           }
+          // The sessions that stay take back the title and workspace the attempt found (a batch writes them as the read
+          // gives them: a title first read in the part now rejected), the title's search document with it.
+          yield* restoreSessions(sql, key, gen, state!.sessions, base.status !== "rejected" && base.status !== "superseded")
         }))),
 
       discardGeneration: (key) =>

@@ -76,7 +76,16 @@ export interface AttemptState {
   readonly attempt: number
   readonly base: BaseRow | null
   readonly next?: NextGeneration | undefined
+  /**
+   * The sessions of the base row's generation as the attempt found them: `[session uid, title, workspace]` each
+   * (absent: none, or an attempt of a build before session 39). A batch of the attempt writes a session's title and
+   * workspace as the source's read gives them (a title first read in the appended part); a rollback puts these back.
+   */
+  readonly sessions?: ReadonlyArray<SessionBefore> | undefined
 }
+
+/** A session's uid, title and workspace as an attempt found them (see {@link AttemptState.sessions}). */
+export type SessionBefore = readonly [uid: string, title: string | null, workspace: string | null]
 
 const now = () => new Date().toISOString()
 
@@ -195,6 +204,10 @@ export class IndexWriter {
         JOIN sessions s ON s.session_uid = t.session_uid AND s.generation = t.generation
         WHERE o.source_key = ?`),
       setTitle: p(`UPDATE sessions SET title = ? WHERE session_uid = ? AND generation = ?`),
+      // The sessions of a source generation: uid, title, workspace (by the streams' unique index; see `AttemptState.sessions`).
+      sessionsBefore: p(`SELECT s.session_uid, s.title, s.workspace FROM streams t
+        JOIN sessions s ON s.session_uid = t.session_uid AND s.generation = t.generation
+        WHERE t.source_key = ? AND t.generation = ? ORDER BY s.session_uid`).raw(true),
       // A session of another generation (a new generation of a session the index holds: not a session added).
       otherGeneration: p(`SELECT 1 FROM sessions WHERE session_uid = ? AND generation <> ? LIMIT 1`),
       upsertSession: p(`INSERT INTO sessions (session_uid, generation, source_key, provider, session_id, source_id, first_at, last_at, event_count, title, workspace)
@@ -358,7 +371,11 @@ export class IndexWriter {
       return state.attempt
     }
     const base: BaseRow | null = row === undefined ? null : Object.fromEntries(BASE_COLUMNS.map((c) => [c, row[c]])) as BaseRow
-    const state: AttemptState = { attempt: newAttempt(), base }
+    // The base generation's sessions as they are now, for a rollback to put back what a batch of the attempt rewrites.
+    const sessions = row === undefined || (row.generation as number) === 0
+      ? []
+      : (this.st.sessionsBefore.all(source.sourceKey, row.generation) as Array<SessionBefore>)
+    const state: AttemptState = sessions.length === 0 ? { attempt: newAttempt(), base } : { attempt: newAttempt(), base, sessions }
     if (row === undefined) {
       const j = this.jsonOf(source)
       this.st.insertSourceWithAttempt.run(
@@ -419,7 +436,7 @@ export class IndexWriter {
       sourceId: prior?.sourceId ?? (row.source_id as string | null),
       eventCount: 0
     }
-    const moved = { attempt: state.attempt, base: state.base, next }
+    const moved = { ...state, next }
     this.st.setAttempt.run(JSON.stringify(moved), key)
     this.nexts.set(key, moved)
     this.inserted = null
@@ -552,7 +569,7 @@ export class IndexWriter {
       if (state !== undefined && state.next.generation === generation) {
         // A new generation in progress: its checkpoint moves, in the attempt; the row stays the complete generation's.
         const next = nextAfterBatch(state.next, { cursor, cursorSeq: null, sourceId: events[0].sourceId, prefix: batch.prefix, added: added.length })
-        const moved = { attempt: state.attempt, base: state.base, next }
+        const moved = { ...state, next }
         this.st.setAttempt.run(JSON.stringify(moved), key)
         this.nexts.set(key, moved)
       } else {

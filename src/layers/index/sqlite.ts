@@ -954,6 +954,42 @@ const indexGeneration = (sql: SqlClient.SqlClient, key: string, generation: numb
   })
 
 /**
+ * Put the sessions of a source generation that a rolled-back attempt found
+ * back as it found them (`AttemptState.sessions`: uid, title, workspace): a
+ * batch of the attempt wrote them as its read gave them. A session whose
+ * title changes has its title's search words made again (none for no
+ * title, nor when `searched` is false: a generation not searched; nothing
+ * of search in an index without it, `hasSearch` false). Sessions
+ * gone since (their events all the attempt's), or not in `before` (none
+ * recorded: an attempt of an earlier build), are left alone. Inside the
+ * caller's transaction.
+ */
+const restoreSessions = (
+  sql: SqlClient.SqlClient,
+  key: string,
+  generation: number,
+  before: AttemptState["sessions"],
+  hasSearch: boolean,
+  searched: boolean
+) =>
+  Effect.gen(function*() {
+    if (before === undefined || before.length === 0) return
+    const now = yield* sql<{ stream: number; session_uid: string; title: string | null; workspace: string | null }>`
+      SELECT st.stream, ss.session_uid, ss.title, ss.workspace FROM streams st
+        JOIN sessions ss ON ss.session_uid = st.session_uid AND ss.generation = st.generation
+      WHERE st.source_key = ${key} AND st.generation = ${generation}`
+    const current = new Map(now.map((r) => [r.session_uid, r]))
+    for (const [uid, title, workspace] of before) {
+      const r = current.get(uid)
+      if (r === undefined || (r.title === title && r.workspace === workspace)) continue
+      yield* sql`UPDATE sessions SET title = ${title}, workspace = ${workspace} WHERE session_uid = ${uid} AND generation = ${generation}`
+      if (r.title === title || !hasSearch) continue
+      yield* sql`DELETE FROM search WHERE rowid = ${-r.stream}`
+      if (searched && title !== null) yield* sql`INSERT INTO search (rowid, text, input) VALUES (${-r.stream}, ${ftsText(title)}, '')`
+    }
+  })
+
+/**
  * The FTS5 tokenizer of the search index: `ascii`, given each text as
  * `ftsText` (`ftsFold`) makes it: the words `searchWords` splits, folded in
  * the domain as the PostgreSQL index folds them (case and accents in every
@@ -2010,6 +2046,9 @@ const make = (
             // The usage rows as the events that stay make them (a response's last usage may have been one the attempt added).
             yield* rebuildUsage(sql, reader, key, gen, uid)
           }
+          // The sessions that stay take back the title and workspace the attempt found (a batch writes them as the read
+          // gives them: a title first read in the part now rejected), the title's search words with it.
+          yield* restoreSessions(sql, key, gen, state!.sessions, hasSearch, base.status !== "rejected" && base.status !== "superseded")
           yield* sql`UPDATE sources SET ${sql.update({ ...base, error_code: code, error_message: message }, [])},
                        attempt_json = NULL, updated_at = ${now()}
                      WHERE source_key = ${key}`
