@@ -79,6 +79,8 @@ describe("SIGINT / SIGTERM during a large output (a 40,000-event session): exit 
     [["show", BIG_SESSION_ID, "--format", "markdown", "--index", index], "SIGINT"],
     [["show", BIG_SESSION_ID, "--format", "events", "--index", index], "SIGTERM"],
     [["replay", BIG_SESSION_ID, "--index", index], "SIGTERM"],
+    // the terminal closed (tester39 F12: Node's default action, exit 129, silent)
+    [["export", BIG_SESSION_ID, "--format", "atif", "--index", index], "SIGHUP"],
     [["transcript", "claude-code", log, "--claude-root", claudeRoot], "SIGINT"],
     [["stream", "claude-code", log, "--claude-root", claudeRoot], "SIGINT"]
   ]
@@ -98,7 +100,7 @@ describe("SIGINT / SIGTERM during a large output (a 40,000-event session): exit 
     // export --format ndjson --out (tester16 F1): its pages are few, heavy fiber steps (a page of rows read, decoded
     // and encoded, one synchronous write): the event loop got no turn in the whole export, so the signal was seen
     // only once the complete file was in place. Signalled once its temporary file holds bytes (it is writing).
-    const cases = [["export", "atif", "SIGINT"], ["export", "atif", "SIGTERM"], ["replay", undefined, "SIGINT"], ["export", "ndjson", "SIGINT"], ["export", "ndjson", "SIGTERM"]] as const
+    const cases = [["export", "atif", "SIGINT"], ["export", "atif", "SIGTERM"], ["replay", undefined, "SIGINT"], ["export", "ndjson", "SIGINT"], ["export", "ndjson", "SIGTERM"], ["export", "atif", "SIGHUP"]] as const
     for (const [command, format, signal] of cases) {
       const dir = tempDir()
       const out = path.join(dir, "t.out")

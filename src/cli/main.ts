@@ -579,4 +579,13 @@ NodeRuntime.runMain(program, {
 if (earlySignal !== undefined) {
   process.removeListener("SIGINT", earlySignal.listener)
   process.removeListener("SIGTERM", earlySignal.listener)
+  process.removeListener("SIGHUP", earlySignal.listener)
 }
+// SIGHUP (the terminal closed, an SSH session dropped: what a watch left running in a terminal gets) ends a run as
+// SIGTERM does, through runMain's own handler: interrupted, exit 130, its lock and temporary files removed (tester39
+// F12: Node's default killed it at once, silent, leaving `<index>.lock` and an `--out` file's `.tmp`). The terminal may
+// be gone: a failed write of the closing lines to it is let go.
+process.once("SIGHUP", () => {
+  process.stderr.on("error", () => {})
+  process.kill(process.pid, "SIGTERM")
+})

@@ -91,6 +91,19 @@ describe("import --watch (CLI)", () => {
       expect(got.sessions).toEqual(want.sessions)
     }), 180_000)
 
+  it.live("SIGHUP (the terminal closed): interrupted as by SIGTERM, exit 130, its lock removed, the index a plain import completes (tester39 F12)", () =>
+    Effect.gen(function*() {
+      const s = setup(3)
+      const w = startWatch(s.args(s.index))
+      yield* until(() => w.rounds.length >= 1)
+      expect(yield* stop(w.child, w.exited, "SIGHUP")).toBe(130)
+      expect(w.stderr()).toContain("session-ingest: INTERRUPTED: Interrupted; whatever was committed is consistent.")
+      expect(fs.existsSync(`${s.index}.lock`)).toBe(false)
+      fs.appendFileSync(s.file, item(4, "after the hangup"))
+      expect(cli(s.args(s.index)).code).toBe(8)
+      expect((yield* dumpIndex(s.index)).events.length).toBe(4)
+    }), 60_000)
+
   it.live("the index deleted under the watch: exit 6, STORE_UNAVAILABLE naming the index", () =>
     Effect.gen(function*() {
       const s = setup(3)
