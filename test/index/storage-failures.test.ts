@@ -6,7 +6,6 @@
  * typed error (one line naming the problem, one with the remedy, the
  * envelope under `--json`), never a stack trace; the index stays consistent.
  */
-import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -18,8 +17,8 @@ import { planFromPolicy } from "../../src/layers/index/importer.js"
 import { storeFiles, UID } from "../agentmux/fixture.js"
 import { createStore } from "../agentmux/store-helper.js"
 import { dumpIndex, importOnce } from "../support/index.js"
-import { fixturesDir, repoRoot, snapshotTree, tempDir } from "../support/paths.js"
-import { cli } from "../support/run.js"
+import { fixturesDir, snapshotTree, tempDir } from "../support/paths.js"
+import { cliAsync as cli } from "../support/run.js"
 import { remount, tmpfs } from "../support/tmpfs.js"
 
 const noStackTrace = (s: string) => {
@@ -64,63 +63,62 @@ const agentsFixture = path.join(fixturesDir, "muse-agents", "agents")
 
 const importArgs = (index: string, agentsRoot: string) => ["import", "--index", index, "--agents-root", agentsRoot, "--workspace", path.dirname(agentsRoot)]
 
-let agentsImport: string | undefined
+let agentsImport: Promise<string> | undefined
 /**
  * The bundled Muse agents fixtures imported by the CLI, once for this file, into a file nothing else opens; the
  * cases that need such an index (to read, damage, lock, mount read-only) get a copy of it at `to`, byte for byte the
  * index that import writes there.
  */
-const importedAgentsAt = (to: string): string => {
-  if (agentsImport === undefined) {
+const importedAgentsAt = async (to: string): Promise<string> => {
+  agentsImport ??= (async () => {
     const index = path.join(tempDir("si-agents-ix-"), "index.db")
-    expect(cli(importArgs(index, agentsFixture)).code).toBe(0)
+    expect((await cli(importArgs(index, agentsFixture))).code).toBe(0)
     // The import leaves the index whole in one file (rollback journal): a copy of it is the index.
     expect(fs.readdirSync(path.dirname(index))).toEqual(["index.db"])
-    agentsImport = index
-  }
-  fs.copyFileSync(agentsImport, to)
+    return index
+  })()
+  fs.copyFileSync(await agentsImport, to)
   return to
 }
 
 describe("a full disk", () => {
-  it("import on a 2 MiB disk: STORE_UNAVAILABLE (exit 6) naming the full disk, the envelope with --json; with space, a re-run converges to an uninterrupted import", () =>
-    Effect.runPromise(Effect.gen(function*() {
-      const root = bigAgents(3000)
-      const reference = path.join(tempDir(), "reference.db")
-      expect(cli(importArgs(reference, root)).code).toBe(0)
+  it("import on a 2 MiB disk: STORE_UNAVAILABLE (exit 6) naming the full disk, the envelope with --json; with space, a re-run converges to an uninterrupted import", async () => {
+    const root = bigAgents(3000)
+    const reference = path.join(tempDir(), "reference.db")
+    const disk = tmpfs("2m")
+    const index = path.join(disk, "index.db")
+    // The uninterrupted import (the reference) beside the one on the small disk: the source is only read.
+    const [ref, text] = await Promise.all([cli(importArgs(reference, root)), cli(importArgs(index, root))])
+    expect(ref.code).toBe(0)
+    expect(text.code).toBe(6)
+    oneErrorLine(text, "STORE_UNAVAILABLE")
+    expect(text.stderr).toMatch(/disk is full/)
+    expect(text.stderr).toContain(index)
+    expect(text.stderr).toMatch(/remedy: Free space .*--index/)
 
-      const disk = tmpfs("2m")
-      const index = path.join(disk, "index.db")
-      const text = cli(importArgs(index, root))
-      expect(text.code).toBe(6)
-      oneErrorLine(text, "STORE_UNAVAILABLE")
-      expect(text.stderr).toMatch(/disk is full/)
-      expect(text.stderr).toContain(index)
-      expect(text.stderr).toMatch(/remedy: Free space .*--index/)
+    const json = await cli([...importArgs(index, root), "--json"])
+    expect(json.code).toBe(6)
+    const e = envelopeError(json, "import")
+    expect(e.code).toBe("STORE_UNAVAILABLE")
+    expect(e.message).toMatch(/disk is full/)
+    expect(e.details).toMatchObject({ reason: "disk-full", file: index })
 
-      const json = cli([...importArgs(index, root), "--json"])
-      expect(json.code).toBe(6)
-      const e = envelopeError(json, "import")
-      expect(e.code).toBe("STORE_UNAVAILABLE")
-      expect(e.message).toMatch(/disk is full/)
-      expect(e.details).toMatchObject({ reason: "disk-full", file: index })
-
-      // Space freed: what was committed is whole (batches are transactions), and a re-run completes it.
-      remount(disk, "size=64m")
-      const partial = yield* dumpIndex(index)
-      const expected = yield* dumpIndex(reference)
-      expect(partial.events.length).toBeLessThan(expected.events.length)
-      // Whole batches (500 events, the default) only, each row as the uninterrupted import has it.
-      expect(partial.events.length % 500).toBe(0)
-      const byUid = new Map(expected.events.map((e: any) => [e.event_uid, e]))
-      for (const e of partial.events as Array<any>) expect(e).toEqual(byUid.get(e.event_uid))
-      const again = cli(importArgs(index, root))
-      expect(again.code).toBe(0)
-      const got = yield* dumpIndex(index)
-      expect(got.events).toEqual(expected.events)
-      expect(got.sessions).toEqual(expected.sessions)
-      expect(got.sources).toEqual(expected.sources)
-    })), 120_000)
+    // Space freed: what was committed is whole (batches are transactions), and a re-run completes it.
+    remount(disk, "size=64m")
+    const partial = await Effect.runPromise(dumpIndex(index))
+    const expected = await Effect.runPromise(dumpIndex(reference))
+    expect(partial.events.length).toBeLessThan(expected.events.length)
+    // Whole batches (500 events, the default) only, each row as the uninterrupted import has it.
+    expect(partial.events.length % 500).toBe(0)
+    const byUid = new Map(expected.events.map((e: any) => [e.event_uid, e]))
+    for (const e of partial.events as Array<any>) expect(e).toEqual(byUid.get(e.event_uid))
+    const again = await cli(importArgs(index, root))
+    expect(again.code).toBe(0)
+    const got = await Effect.runPromise(dumpIndex(index))
+    expect(got.events).toEqual(expected.events)
+    expect(got.sessions).toEqual(expected.sessions)
+    expect(got.sources).toEqual(expected.sources)
+  }, 120_000)
 
   it.effect("the library: the importer fails with StoreUnavailable (a typed failure, not a defect) on a full disk", () =>
     Effect.gen(function*() {
@@ -136,18 +134,19 @@ describe("a full disk", () => {
       }
     }), 60_000)
 
-  it("export --out on a full disk, every format: OUTPUT_WRITE_FAILED (exit 7) naming ENOSPC and the path, no file left; the retry writes it", () => {
+  it("export --out on a full disk, every format: OUTPUT_WRITE_FAILED (exit 7) naming ENOSPC and the path, no file left; the retry writes it", async () => {
     const root = bigAgents(2000)
     const index = path.join(tempDir(), "i.db")
-    expect(cli(importArgs(index, root)).code).toBe(0)
-    for (const format of ["atif", "ndjson"]) {
-      const whole = cli(["export", "sess-big", "--format", format, "--index", index])
+    expect((await cli(importArgs(index, root))).code).toBe(0)
+    // The formats side by side (each on its own disks), the one index only read.
+    await Promise.all(["atif", "ndjson"].map(async (format) => {
+      const whole = await cli(["export", "sess-big", "--format", format, "--index", index])
       expect(whole.code).toBe(0)
       expect(whole.stdout.length).toBeGreaterThan(256 * 1024)
       for (const json of [false, true]) {
         const disk = tmpfs("128k")
         const out = path.join(disk, `sess-big.${format}`)
-        const r = cli(["export", "sess-big", "--format", format, "--out", out, "--index", index, ...(json ? ["--json"] : [])])
+        const r = await cli(["export", "sess-big", "--format", format, "--out", out, "--index", index, ...(json ? ["--json"] : [])])
         expect(r.code).toBe(7)
         if (json) {
           const e = envelopeError(r, "export")
@@ -164,22 +163,22 @@ describe("a full disk", () => {
         // Nothing at the path, nothing beside it: the retry does not meet EEXIST.
         expect(fs.readdirSync(disk)).toEqual([])
         remount(disk, "size=16m")
-        const retry = cli(["export", "sess-big", "--format", format, "--out", out, "--index", index])
+        const retry = await cli(["export", "sess-big", "--format", format, "--out", out, "--index", index])
         expect(retry.code).toBe(0)
         expect(fs.readFileSync(out, "utf8")).toBe(whole.stdout)
         expect(fs.readdirSync(disk)).toEqual([path.basename(out)])
       }
-    }
+    }))
   }, 120_000)
 
-  it("export --out never overwrites: an existing file is refused before anything is written, and left as it was", () => {
+  it("export --out never overwrites: an existing file is refused before anything is written, and left as it was", async () => {
     const dir = tempDir()
-    const index = importedAgentsAt(path.join(dir, "i.db"))
+    const index = await importedAgentsAt(path.join(dir, "i.db"))
     const out = path.join(dir, "out")
     fs.mkdirSync(out)
     fs.writeFileSync(path.join(out, "t.json"), "keep me\n")
     for (const format of ["atif", "ndjson"]) {
-      const r = cli(["export", "sess-cron", "--format", format, "--out", path.join(out, "t.json"), "--index", index])
+      const r = await cli(["export", "sess-cron", "--format", format, "--out", path.join(out, "t.json"), "--index", index])
       expect(r.code).toBe(2)
       oneErrorLine(r, "INVALID_ARGUMENT")
       expect(r.stderr).toMatch(/already exists/)
@@ -187,13 +186,13 @@ describe("a full disk", () => {
       expect(fs.readFileSync(path.join(out, "t.json"), "utf8")).toBe("keep me\n")
     }
     // A missing folder names the write failure, not the argument.
-    const missing = cli(["export", "sess-cron", "--out", path.join(dir, "no", "such", "t.json"), "--index", index, "--json"])
+    const missing = await cli(["export", "sess-cron", "--out", path.join(dir, "no", "such", "t.json"), "--index", index, "--json"])
     expect(missing.code).toBe(7)
     expect(envelopeError(missing, "export")).toMatchObject({ code: "OUTPUT_WRITE_FAILED", details: { code: "ENOENT" } })
   })
 
-  it("stdout that cannot be written (redirected to a full device): OUTPUT_WRITE_FAILED (exit 7) on stderr, not a silent exit 0", () => {
-    const index = importedAgentsAt(path.join(tempDir(), "i.db"))
+  it("stdout that cannot be written (redirected to a full device): OUTPUT_WRITE_FAILED (exit 7) on stderr, not a silent exit 0", async () => {
+    const index = await importedAgentsAt(path.join(tempDir(), "i.db"))
     const full = fs.openSync("/dev/full", "w")
     try {
       for (
@@ -205,12 +204,8 @@ describe("a full disk", () => {
           ["stream", "muse-code", path.join(fixturesDir, "muse-code", "export", "orderly.json")]
         ]
       ) {
-        const r = spawnSync(process.execPath, [path.join(repoRoot, "bin", "session-ingest.mjs"), ...args], {
-          cwd: repoRoot,
-          stdio: ["ignore", full, "pipe"],
-          encoding: "utf8"
-        })
-        expect({ args, code: r.status }).toEqual({ args, code: 7 })
+        const r = await cli(args, { stdout: full })
+        expect({ args, code: r.code }).toEqual({ args, code: 7 })
         expect(r.stderr).toMatch(/^session-ingest: OUTPUT_WRITE_FAILED: Cannot write to standard output: the disk is full \(ENOSPC[^\n]*\n  remedy: [^\n]+\n$/)
       }
     } finally {
@@ -218,7 +213,7 @@ describe("a full disk", () => {
     }
   })
 
-  it("the AgentMux scan state on a full disk: discover is STORE_UNAVAILABLE naming the full disk, no stack trace", () => {
+  it("the AgentMux scan state on a full disk: discover is STORE_UNAVAILABLE naming the full disk, no stack trace", async () => {
     const dir = tempDir()
     const store = path.join(dir, "transcripts", "filestore.db")
     fs.mkdirSync(path.dirname(store))
@@ -229,7 +224,7 @@ describe("a full disk", () => {
     } catch (e) {
       expect((e as NodeJS.ErrnoException).code).toBe("ENOSPC")
     }
-    const r = cli(["discover", "agentmux", "--agent", UID, "--store", store, "--state", path.join(disk, "state.db"), "--json"])
+    const r = await cli(["discover", "agentmux", "--agent", UID, "--store", store, "--state", path.join(disk, "state.db"), "--json"])
     expect(r.code).toBe(6)
     const e = envelopeError(r, "discover")
     expect(e.code).toBe("STORE_UNAVAILABLE")
@@ -238,37 +233,37 @@ describe("a full disk", () => {
   })
 })
 
-/** Every read command on `index`, its exit code and output. */
-const reads = (index: string, env?: Record<string, string>, uid?: number) => {
-  const run = (args: Array<string>) => {
-    const r = cli([...args, "--index", index], { env, uid })
-    return { code: r.code, stdout: r.stdout, stderr: r.stderr }
-  }
-  return {
-    sessions: run(["sessions"]),
-    sessionsJson: run(["sessions", "--json"]),
-    events: run(["show", "sess-cron"]),
-    transcript: run(["show", "sess-cron", "--format", "transcript", "--json"]),
-    markdown: run(["show", "sess-cron", "--format", "markdown"]),
-    atif: run(["export", "sess-cron", "--format", "atif"]),
-    ndjson: run(["export", "sess-cron", "--format", "ndjson"])
-  }
+const readCommands = {
+  sessions: ["sessions"],
+  sessionsJson: ["sessions", "--json"],
+  events: ["show", "sess-cron"],
+  transcript: ["show", "sess-cron", "--format", "transcript", "--json"],
+  markdown: ["show", "sess-cron", "--format", "markdown"],
+  atif: ["export", "sess-cron", "--format", "atif"],
+  ndjson: ["export", "sess-cron", "--format", "ndjson"]
+}
+type Reads = Record<keyof typeof readCommands, { code: number | null; stdout: string; stderr: string }>
+
+/** Every read command on `index` (side by side: they only read), its exit code and output. */
+const reads = async (index: string, env?: Record<string, string>, uid?: number): Promise<Reads> => {
+  const keys = Object.keys(readCommands) as Array<keyof typeof readCommands>
+  const got = await Promise.all(keys.map((k) => cli([...readCommands[k], "--index", index], { env, uid })))
+  return Object.fromEntries(keys.map((k, i) => [k, { code: got[i].code, stdout: got[i].stdout, stderr: got[i].stderr }])) as Reads
 }
 
-let fixtureReads: ReturnType<typeof reads> | undefined
+let fixtureReads: Promise<Reads> | undefined
 /**
  * What every read command answers on a writable copy of the imported fixtures (run once for this file): the
  * reference the read-only cases compare with, each over its own copy of the same index.
  */
-const readsOfAgentsImport = () => {
-  if (fixtureReads === undefined) {
-    fixtureReads = reads(importedAgentsAt(path.join(tempDir(), "index.db")))
-    expect(fixtureReads.sessions.code).toBe(0)
-  }
-  return fixtureReads
-}
+const readsOfAgentsImport = (): Promise<Reads> =>
+  fixtureReads ??= (async () => {
+    const r = await reads(await importedAgentsAt(path.join(tempDir(), "index.db")))
+    expect(r.sessions.code).toBe(0)
+    return r
+  })()
 
-const expectSameReads = (got: ReturnType<typeof reads>, want: ReturnType<typeof reads>) => {
+const expectSameReads = (got: Reads, want: Reads) => {
   for (const k of Object.keys(want) as Array<keyof typeof want>) {
     expect({ k, code: got[k].code, stderr: got[k].stderr }).toEqual({ k, code: 0, stderr: want[k].stderr })
     expect(got[k].stdout).toBe(want[k].stdout)
@@ -284,22 +279,22 @@ const leaveInWal = (file: string) => {
 }
 
 describe("a read-only index", () => {
-  it("on a read-only mount: every read command works and answers as before; an import with nothing to write answers, one with something to write says read-only (exit 6)", () => {
+  it("on a read-only mount: every read command works and answers as before; an import with nothing to write answers, one with something to write says read-only (exit 6)", async () => {
     const disk = tmpfs("16m")
-    const index = importedAgentsAt(path.join(disk, "index.db"))
-    const before = readsOfAgentsImport()
+    const index = await importedAgentsAt(path.join(disk, "index.db"))
+    const before = await readsOfAgentsImport()
     const listing = snapshotTree(disk)
     remount(disk, "ro")
     try {
-      expectSameReads(reads(index), before)
+      expectSameReads(await reads(index), before)
       expect(snapshotTree(disk)).toEqual(listing)
       // An import with nothing to write (every source unchanged) writes nothing, so it answers as on a writable index.
-      const same = cli(importArgs(index, agentsFixture))
+      const same = await cli(importArgs(index, agentsFixture))
       expect(same.code).toBe(0)
       expect(same.stdout).toMatch(/unchanged/)
       expect(snapshotTree(disk)).toEqual(listing)
       // One with something to write (a new source) says the index is read-only.
-      const imp = cli(importArgs(index, bigAgents(10)))
+      const imp = await cli(importArgs(index, bigAgents(10)))
       expect(imp.code).toBe(6)
       oneErrorLine(imp, "STORE_UNAVAILABLE")
       expect(imp.stderr).toMatch(/read-only/)
@@ -312,9 +307,9 @@ describe("a read-only index", () => {
     expect(fs.readdirSync(disk)).toEqual(["index.db"])
     remount(disk, "ro")
     try {
-      expectSameReads(reads(index), before)
+      expectSameReads(await reads(index), before)
       // Where that copy cannot be made (TMPDIR missing), the error names the temporary folder, not the index.
-      const noTmp = cli(["sessions", "--index", index], { env: { TMPDIR: path.join(disk, "no-such-tmp") } })
+      const noTmp = await cli(["sessions", "--index", index], { env: { TMPDIR: path.join(disk, "no-such-tmp") } })
       expect(noTmp.code).toBe(6)
       oneErrorLine(noTmp, "STORE_UNAVAILABLE")
       expect(noTmp.stderr).toContain(`A temporary copy of the read-only index ${path.join(disk, "no-such-tmp")}`)
@@ -324,7 +319,7 @@ describe("a read-only index", () => {
     }
   }, 120_000)
 
-  it("without write permission (run as an unprivileged user): every read command works; import says read-only (exit 6)", () => {
+  it("without write permission (run as an unprivileged user): every read command works; import says read-only (exit 6)", async () => {
     // Root ignores permission bits: the commands run as `nobody`, over folders it may enter but not write.
     const base = tempDir("si-perm-")
     for (let d = base; d !== path.dirname(d) && d.startsWith(os.tmpdir()); d = path.dirname(d)) {
@@ -344,16 +339,16 @@ describe("a read-only index", () => {
     for (const wal of [false, true]) {
       const folder = path.join(base, wal ? "wal" : "rollback")
       fs.mkdirSync(folder)
-      const index = importedAgentsAt(path.join(folder, "index.db"))
+      const index = await importedAgentsAt(path.join(folder, "index.db"))
       if (wal) leaveInWal(index)
-      const before = readsOfAgentsImport()
+      const before = await readsOfAgentsImport()
       fs.chmodSync(index, 0o444)
       fs.chmodSync(folder, 0o555)
       const listing = snapshotTree(folder)
-      expectSameReads(reads(index, env, 65534), before)
+      expectSameReads(await reads(index, env, 65534), before)
       expect(snapshotTree(folder)).toEqual(listing)
       // An import with something to write (a new source) says the index is read-only.
-      const imp = cli(importArgs(index, newSource), { env, uid: 65534 })
+      const imp = await cli(importArgs(index, newSource), { env, uid: 65534 })
       expect(imp.code).toBe(6)
       oneErrorLine(imp, "STORE_UNAVAILABLE")
       expect(imp.stderr).toMatch(/read-only/)
@@ -363,8 +358,8 @@ describe("a read-only index", () => {
 })
 
 describe("a damaged or busy index", () => {
-  it("a damaged index: every command is STORE_UNAVAILABLE naming the damage, with a remedy, never a SQL error", () => {
-    const index = importedAgentsAt(path.join(tempDir(), "i.db"))
+  it("a damaged index: every command is STORE_UNAVAILABLE naming the damage, with a remedy, never a SQL error", async () => {
+    const index = await importedAgentsAt(path.join(tempDir(), "i.db"))
     // Keep the header page (the file is still ours), garble every page after it.
     const size = fs.statSync(index).size
     const fd = fs.openSync(index, "r+")
@@ -372,19 +367,19 @@ describe("a damaged or busy index", () => {
     fs.closeSync(fd)
     for (const args of [["sessions"], ["show", "sess-cron"], ["export", "sess-cron"], importArgs(index, agentsFixture).slice(1)]) {
       const cmd = args[0] === "--index" ? ["import", ...args] : [...args, "--index", index]
-      const r = cli(cmd)
+      const r = await cli(cmd)
       expect({ cmd: cmd[0], code: r.code }).toEqual({ cmd: cmd[0], code: 6 })
       oneErrorLine(r, "STORE_UNAVAILABLE")
       expect(r.stderr).toMatch(/damaged/)
     }
   }, 60_000)
 
-  it("an index another process holds locked: import is STORE_UNAVAILABLE saying so, never a SQL error", () => {
-    const index = importedAgentsAt(path.join(tempDir(), "i.db"))
+  it("an index another process holds locked: import is STORE_UNAVAILABLE saying so, never a SQL error", async () => {
+    const index = await importedAgentsAt(path.join(tempDir(), "i.db"))
     const db = new Database(index)
     try {
       db.exec("BEGIN EXCLUSIVE")
-      const r = cli([...importArgs(index, agentsFixture), "--json"])
+      const r = await cli([...importArgs(index, agentsFixture), "--json"])
       expect(r.code).toBe(6)
       const e = envelopeError(r, "import")
       expect(e.code).toBe("STORE_UNAVAILABLE")
@@ -397,7 +392,7 @@ describe("a damaged or busy index", () => {
 })
 
 describe("--state at another program's database", () => {
-  it("discover and transcript refuse it (exit 6), import leaves AgentMux out (exit 8), before anything is written beside it", () => {
+  it("discover and transcript refuse it (exit 6), import leaves AgentMux out (exit 8), before anything is written beside it", async () => {
     const dir = tempDir()
     const store = path.join(dir, "transcripts", "filestore.db")
     fs.mkdirSync(path.dirname(store))
@@ -419,7 +414,7 @@ describe("--state at another program's database", () => {
           ["import", "--index", path.join(dir, "i.db"), "--agent", UID, "--workspace", dir]
         ]
       ) {
-        const r = cli([...args, "--store", store, "--state", state, "--json"])
+        const r = await cli([...args, "--store", store, "--state", state, "--json"])
         noStackTrace(r.stdout + r.stderr)
         if (args[0] === "import") {
           // The run goes on without AgentMux: partial coverage (exit 8), the refusal as the remedy.

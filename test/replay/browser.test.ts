@@ -367,6 +367,50 @@ describe("find, collapse and keyboard navigation", () => {
       }
     }), 60_000)
 
+  // tester38 F6: an entry's texts were searched joined by U+0000, so a query holding U+0000 (pasted) matched the joint:
+  // "1 of N" with nothing marked. A query never matches across two texts of an entry: it is counted text by text.
+  it.effect("a query holding U+0000 (or any text across two of an entry's texts) matches nothing that is not in one text", () =>
+    Effect.gen(function*() {
+      const ev = mk("muse-agents", "joints")
+      const source: ReplaySource = {
+        session: { sessionId: "joints", provider: "muse-agents", title: "Joints" },
+        events: [
+          ev("message", { role: "user", text: "first question", occurredAt: "2026-03-01T10:00:00Z" }),
+          ev("tool-call", { role: "assistant", toolName: "exec", toolCallId: "c1", toolInput: { command: "ls", cwd: "/tmp" } }),
+          ev("tool-result", { toolCallId: "c1", text: "a.txt" }),
+          ev("message", { role: "assistant", text: "the answer" })
+        ],
+        subagents: []
+      }
+      const dir = tempDir("si-replay-joints-")
+      const o = yield* Effect.promise(() => open(writePage(dir, "joints.html", renderReplay(replayInput(source)))))
+      const { page } = o
+      try {
+        expectQuiet(o)
+        const find = page.locator("#find")
+        const marks = () => Effect.promise(() => page.locator("mark").allTextContents())
+        /** The query put in the box as a paste does (its value set), searched by the box's Enter handler: the count it shows. */
+        const query = (q: string) =>
+          Effect.promise(async () => {
+            await find.evaluate((box, v) => {
+              ;(box as unknown as { value: string }).value = v
+            }, q)
+            expect(await find.inputValue()).toBe(q)
+            await find.press("Enter") // the handler searches at once (no debounce on Enter)
+            return await page.locator("#count").textContent()
+          })
+        // Sanity: a query in one text is found and marked.
+        expect(yield* query("answer")).toBe("1 of 1")
+        expect(yield* marks()).toEqual(["answer"])
+        for (const q of ["\u0000", "question\u0000", "\u0000the", "ls\u0000/tmp", "a\u0000"]) {
+          expect({ q, count: yield* query(q), marks: yield* marks() }).toEqual({ q, count: "no match", marks: [] })
+        }
+        expect(o.errors).toEqual([])
+      } finally {
+        yield* Effect.promise(() => page.close())
+      }
+    }), 60_000)
+
   it.effect("j / k and the arrows move between turns, focus and mark the current one, and stop at the first; / focuses find", () =>
     Effect.gen(function*() {
       const dir = tempDir("si-replay-keys-")

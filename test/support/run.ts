@@ -1,5 +1,5 @@
 /** Helpers to run library effects and the CLI in tests. */
-import { spawnSync } from "node:child_process"
+import { spawn, spawnSync, type StdioOptions } from "node:child_process"
 import * as path from "node:path"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
@@ -26,6 +26,36 @@ export const cli = (args: ReadonlyArray<string>, options: { cwd?: string; env?: 
   })
   return { code: r.status, stdout: r.stdout, stderr: r.stderr }
 }
+
+/**
+ * {@link cli} without blocking the test worker: the CLI runs as a child process the test awaits, so the worker's
+ * event loop stays free (a file of many synchronous spawns blocks vitest's worker RPC, whose 60 s timeout then fails
+ * the run with "Timeout calling onTaskUpdate"). Same result shape; `stdout` given: the child's standard output (a
+ * file descriptor, e.g. `/dev/full`), and `stdout` in the result is "".
+ */
+export const cliAsync = (
+  args: ReadonlyArray<string>,
+  options: { cwd?: string; env?: Record<string, string>; uid?: number; stdout?: number } = {}
+): Promise<{ code: number | null; stdout: string; stderr: string }> =>
+  new Promise((resolve, reject) => {
+    const stdio: StdioOptions = ["pipe", options.stdout ?? "pipe", "pipe"]
+    const child = spawn(process.execPath, [path.join(repoRoot, "bin", "session-ingest.mjs"), ...args], {
+      cwd: options.cwd ?? repoRoot,
+      env: { ...process.env, ...options.env },
+      stdio,
+      timeout: 60_000,
+      ...(options.uid !== undefined ? { uid: options.uid, gid: options.uid } : {})
+    })
+    child.stdin?.end() // as spawnSync: standard input an empty pipe
+    const out: Array<Buffer> = []
+    const err: Array<Buffer> = []
+    child.stdout?.on("data", (b: Buffer) => out.push(b))
+    child.stderr?.on("data", (b: Buffer) => err.push(b))
+    child.on("error", reject)
+    child.on("close", (code) =>
+      resolve({ code, stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8") })
+    )
+  })
 
 /**
  * {@link cli} of `args` with `--json`: its exit code and stderr, and the

@@ -463,9 +463,24 @@ export const REPLAY_JS = String.raw`
       }
     }
   }
+  // An entry's texts are searched one by one, never joined: a query (a pasted U+0000, any separator) cannot match
+  // across two of them, where the page has no text to mark (tester38 F6: "1 of N" with nothing marked).
+  /** The texts of 'v' in NFC, as search counts them (each apart). */
+  function textsOf(v) {
+    var out = [];
+    collect(v, out, false);
+    for (var j = 0; j < out.length; j++) out[j] = out[j].normalize("NFC");
+    return out;
+  }
   function textOf(i) {
-    if (texts[i] === undefined) { var out = []; collect(entries[i], out, false); texts[i] = out.join("\u0000").normalize("NFC"); }
+    if (texts[i] === undefined) texts[i] = textsOf(entries[i]);
     return texts[i];
+  }
+  /** How many times 'rx' matches in 'list' (texts), in each text apart. */
+  function countAll(list) {
+    var c = 0;
+    for (var j = 0; j < list.length; j++) { rx.lastIndex = 0; while (rx.exec(list[j]) !== null) c++; }
+    return c;
   }
   var marked = [], current = -1, total = 0, timer = 0;
   function clearMarks() {
@@ -533,12 +548,7 @@ export const REPLAY_JS = String.raw`
   }
   /** How many times 'rx' matches in the text of 'v' (as search counts an entry's). */
   function countIn(v) {
-    var out = [];
-    collect(v, out, false);
-    var s = out.join("\u0000").normalize("NFC"), c = 0;
-    rx.lastIndex = 0;
-    while (rx.exec(s) !== null) c++;
-    return c;
+    return countAll(textsOf(v));
   }
   function search(q, keep) {
     pull();
@@ -552,9 +562,7 @@ export const REPLAY_JS = String.raw`
     try { rx = new RegExp(q.replace(/[.*+?^$()|[\]\\{}]/g, "\\$&"), "gi"); } catch (e) { rx = null; countEl.textContent = "query too long"; return; }
     hitSet = {};
     for (var i = 0; i < entries.length; i++) {
-      var text = textOf(i), c = 0;
-      rx.lastIndex = 0;
-      while (rx.exec(text) !== null) c++;
+      var c = countAll(textOf(i));
       if (c > 0) { hits.push({ i: i, n: c, start: total }); hitSet[i] = true; total += c; }
     }
     for (var j = 0; j < hits.length; j++) {
