@@ -104,6 +104,23 @@ describe("import --watch (CLI)", () => {
       expect((yield* dumpIndex(s.index)).events.length).toBe(4)
     }), 60_000)
 
+  it.live("a log imported before deleted under the watch: the text round line says it is gone, as --json does (tester39 F10)", () =>
+    Effect.gen(function*() {
+      const s = setup(3)
+      // a second agent's transcript (a transcript's file is named after its agent)
+      fs.mkdirSync(path.join(s.root, "a2", "sessions"), { recursive: true })
+      const second = path.join(s.root, "a2", "sessions", "a2.jsonl")
+      fs.writeFileSync(second, JSON.stringify({ type: "session_header", session_id: "s-2", agent_id: "a2", created_at: "2025-04-01T10:00:00Z" }) + "\n" + item(1, "second"))
+      const w = startWatch(s.args(s.index).filter((a) => a !== "--json"))
+      yield* until(() => /^round 1 [^\n]*\+2 sessions/m.test(w.stdout()))
+      yield* Effect.sleep("700 millis") // the follow-up round once the folders are watched
+      fs.unlinkSync(second)
+      yield* until(() => / 1 gone \(kept in the index\)/.test(w.stdout()), 60_000)
+      expect(yield* stop(w.child, w.exited)).toBe(130)
+      const line = w.stdout().split("\n").find((l) => l.includes(" gone "))!
+      expect(line).toMatch(/^round \d+ \w+ \([^)]*\): \+0 sessions, \+0 events; 0 imported, 1 unchanged, 1 gone \(kept in the index\); /)
+    }), 90_000)
+
   it.live("the index deleted under the watch: exit 6, STORE_UNAVAILABLE naming the index", () =>
     Effect.gen(function*() {
       const s = setup(3)

@@ -197,6 +197,8 @@ export const roundLine = (r: WatchRound): string => {
   if (s.newGenerations > 0) counts.push(`${s.newGenerations} new generation${s.newGenerations === 1 ? "" : "s"}`)
   if (s.superseded > 0) counts.push(`${s.superseded} superseded`)
   if (s.unreadable > 0) counts.push(`${s.unreadable} unreadable`)
+  // as the plain import's `gone:` line (tester39 F10: only --json said it)
+  if (s.gone > 0) counts.push(`${s.gone} gone (kept in the index)`)
   const causes = r.report.causes.length > 0 ? ` (${[...new Set(r.report.causes.map((c) => c.code))].join(", ")})` : ""
   return `round ${r.round} ${r.scope} (${r.trigger}${r.changedPaths > 0 ? `, ${r.changedPaths} changed` : ""}): ` +
     `+${counted(r.report.sessionsAdded, "session")}, +${counted(r.report.eventsAdded, "event")}; ${counts.join(", ")}; ` +
