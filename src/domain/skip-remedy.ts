@@ -21,6 +21,8 @@ const BY_CODE: Readonly<Record<string, string>> = {
     "A session file is encoded as UTF-16 or UTF-32 (re-saved by Windows PowerShell's > or Out-File, say), not UTF-8: it is not read; convert it to UTF-8 (e.g. iconv -f UTF-16 -t UTF-8 FILE > FILE.utf8, then put that in its place; its diagnostic names the command) and import again.",
   SOURCE_GARBLED:
     "A session file holds lines none of which could be read (torn, zeroed or overwritten): it is not read; restore it from a backup (or remove it if it is no session) and import again.",
+  RESOURCE_LIMIT_EXCEEDED:
+    "A session file's lines are all longer than the import limit maxRecordBytes: it is not read; if it is a session you trust, raise limits.maxRecordBytes in the config file (`{\"limits\": {\"maxRecordBytes\": N}}`, passed with --config), else restore it from a backup (or remove it if it is no session), and import again.",
   CLAUDE_LOG_IN_PROJECTS_ROOT:
     "A session log lies in the projects root itself, where Claude Code never writes one: it is not read; move it into its project's folder (<encoded-cwd>/<session-uuid>.jsonl) and import again.",
   CLAUDE_SUBAGENT_UNLINKED:

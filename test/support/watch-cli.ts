@@ -41,11 +41,12 @@ export interface Round {
   readonly causes: ReadonlyArray<string>
 }
 
-/** The CLI's `import --watch`, with its rounds as they are printed. */
-export const startWatch = (args: ReadonlyArray<string>, env: Record<string, string> = {}) => {
+/** The CLI's `import --watch`, with its rounds as they are printed; `uid`: run as that user (and group), as root can. */
+export const startWatch = (args: ReadonlyArray<string>, env: Record<string, string> = {}, uid?: number) => {
   const child = spawn(process.execPath, [path.join(repoRoot, "bin", "session-ingest.mjs"), ...args, "--watch"], {
     stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, ...env }
+    env: { ...process.env, ...env },
+    ...(uid !== undefined ? { uid, gid: uid } : {})
   })
   const rounds: Array<Round> = []
   const errors: Array<{ readonly code: string; readonly message: string }> = []

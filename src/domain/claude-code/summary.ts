@@ -12,7 +12,7 @@ import { titleOf, WarningTally } from "../muse-agents/summary.js"
 import { clipPrompt } from "../redaction/clipped.js"
 import { earliestOf, latestOf } from "../timestamps.js"
 import { USAGE_NOT_VALID } from "../usage.js"
-import { NOT_JSON_KINDS } from "../garbled.js"
+import { NOT_JSON_KINDS, OVERSIZED_LINE } from "../garbled.js"
 import { INVALID_UTF8 } from "../warning-kinds.js"
 import { ChainState, eventCountOf, type TokenTotals, UsageTally } from "./events.js"
 import { type Classified, isPrompt, PROGRESS_RECORD, isSpawnTool, SYNTHETIC_MODEL, textOf, UNKNOWN_BLOCK } from "./records.js"
@@ -57,6 +57,8 @@ export class SessionScan {
   lineCount = 0
   /** Non-blank lines of the main file that read as JSON (records, and lines skipped for their content). */
   readLines = 0
+  /** Lines of the main file longer than the import limit `maxRecordBytes` (`oversized-line`: not read, not held). */
+  oversizedLines = 0
   /** Lines of the main file that do not read as JSON ({@link NOT_JSON_KINDS}: torn, garbage, zeroed, UTF-16). */
   notJsonLines = 0
   /** True when the main file's last line had no `\n` (and is not `zeroed-bytes`: a zeroed tail is not a file still written). */
@@ -128,6 +130,7 @@ export class SessionScan {
     else this.subagentEventCount += events
     if (main && c._tag !== "Blank") {
       if (c._tag === "LineWarning" && NOT_JSON_KINDS.has(c.kind)) this.notJsonLines++
+      else if (c._tag === "LineWarning" && c.kind === OVERSIZED_LINE) this.oversizedLines++
       else this.readLines++
     }
     switch (c._tag) {

@@ -12,7 +12,7 @@ import type { ParseWarning, TranscriptDiagnostic } from "../model.js"
 import { earliestOf, latestOf, timestampOrNull } from "../timestamps.js"
 import { type Classified, isDirectiveSource, isSubagentContext, type LineWarningKind } from "./records.js"
 import { isEditTool } from "./tools.js"
-import { NOT_JSON_KINDS } from "../garbled.js"
+import { NOT_JSON_KINDS, OVERSIZED_LINE } from "../garbled.js"
 import { INVALID_UTF8 } from "../warning-kinds.js"
 import { clipPrompt, clipText, TITLE_MAX_CHARS, titleText, wellFormed } from "../redaction/clipped.js"
 
@@ -99,6 +99,8 @@ export class SessionScan {
   lineCount = 0
   /** Non-blank lines that read as JSON (records, and lines skipped for their content). */
   readLines = 0
+  /** Lines longer than the import limit `maxRecordBytes` (`oversized-line`: not read, not held). */
+  oversizedLines = 0
   /** Lines that do not read as JSON ({@link NOT_JSON_KINDS}: torn, garbage, zeroed, UTF-16). */
   notJsonLines = 0
   /** User messages, whatever their source. */
@@ -145,6 +147,7 @@ export class SessionScan {
     this.lastLineUnterminated = !terminated && !(c._tag === "LineWarning" && c.kind === "zeroed-bytes")
     if (invalidUtf8 && c._tag !== "LineWarning" && c._tag !== "Blank") this.lineWarnings.add(INVALID_UTF8, lineNumber)
     if (c._tag === "LineWarning" && NOT_JSON_KINDS.has(c.kind)) this.notJsonLines++
+    else if (c._tag === "LineWarning" && c.kind === OVERSIZED_LINE) this.oversizedLines++
     else if (c._tag !== "Blank") this.readLines++
     switch (c._tag) {
       case "Blank":

@@ -206,12 +206,13 @@ export const discoverSessions = (deps: ClaudeDeps, known?: ReadonlyMap<string, K
           }
           filesRead++
           const s = scanned.right
-          if (isGarbled(s.scan.readLines, s.scan.notJsonLines)) {
-            // Lines, none of which could be read (torn, not JSON, zeroed): damage, not a session without a
-            // conversation; skipped and said, so coverage is partial (tester37 F2). One the index holds is the
-            // importer's to say: it keeps it as it was (`garbledSource`, SOURCE_GARBLED), the same rule, said once.
+          if (isGarbled(s.scan.readLines, s.scan.notJsonLines, s.scan.oversizedLines)) {
+            // Lines, none of which could be read (torn, not JSON, zeroed, or over maxRecordBytes: tester39 F4): damage,
+            // not a session without a conversation; skipped and said, so coverage is partial (tester37 F2). One the
+            // index holds is the importer's to say: it keeps it as it was (`garbledSource`, SOURCE_GARBLED), the same
+            // rule, said once.
             if (known?.has(path) === true) continue
-            skip(garbledDiagnostic(`${p.name}/${e.name}`, s.scan.lineWarnings.toArray(), { project: p.name, file: e.name, path }))
+            skip(garbledDiagnostic(`${p.name}/${e.name}`, s.scan.lineWarnings.toArray(), { project: p.name, file: e.name, path }, deps.limits.maxRecordBytes))
             continue
           }
           if (!s.scan.listable) {

@@ -454,6 +454,49 @@ export class WatchMemory {
   }
 }
 
+/** Folders walked at most by {@link unlistableUnder} (as the fallback scan remembers at most: `dir-scan.ts`). */
+const MAX_WALKED_FOLDERS = 50_000
+/** Unlistable folders answered at most by {@link unlistableUnder}. */
+const MAX_UNLISTABLE = 100
+
+/** True when `dir` is there but cannot be listed for want of permission (`EACCES`, `EPERM`). */
+const isUnlistable = (dir: string): boolean => {
+  try {
+    NFS.readdirSync(dir)
+    return false
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code
+    return code === "EACCES" || code === "EPERM"
+  }
+}
+
+/**
+ * The folders below `root` (not `root` itself, never through a symlink) that cannot be listed for want of
+ * permission: what a recursive watcher started now does not watch, ever (Node 20 on Linux walks the tree when it
+ * starts; a folder it cannot list is left out in silence, with no `error` event, and is not taken up when it can be
+ * listed again: tester39 F5). One `readdir` per folder, the same walk the watcher makes; at most
+ * {@link MAX_WALKED_FOLDERS} folders walked and {@link MAX_UNLISTABLE} answered, in the walk's order.
+ */
+export const unlistableUnder = (root: string): Array<string> => {
+  const out: Array<string> = []
+  const todo = [root]
+  let walked = 0
+  while (todo.length > 0 && walked < MAX_WALKED_FOLDERS && out.length < MAX_UNLISTABLE) {
+    const dir = todo.pop()!
+    walked++
+    let entries: Array<NFS.Dirent>
+    try {
+      entries = NFS.readdirSync(dir, { withFileTypes: true })
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code
+      if (dir !== root && (code === "EACCES" || code === "EPERM")) out.push(dir)
+      continue
+    }
+    for (const e of entries) if (e.isDirectory()) todo.push(nodePath.join(dir, e.name))
+  }
+  return out
+}
+
 const sameSource = (a: SeenSource, b: SeenSource) =>
   a.provider === b.provider && a.locator.locatorClass === b.locator.locatorClass && a.locator.agentId === b.locator.agentId &&
   a.locator.sessionId === b.locator.sessionId
@@ -534,6 +577,20 @@ export const watch = <E = never>(
       }))
     /** Folders that could not be watched, or whose watcher failed: polled, tried again at each full round. */
     const unwatched = new Set<string>()
+    /**
+     * Folders under a recursive root that could not be listed when its watcher started, by root. Node 20's recursive
+     * watcher on Linux never watches such a folder, not even once it can be read again (tester39 F5: a project folder
+     * `chmod 000` for a moment, then its appends waited for the 60 s poll, the watch saying nothing was unwatched).
+     * Each counts as unwatched (a full round every {@link WatchOptions.pollUnwatched}); the root's watcher is started
+     * again once one of them can be listed (or is gone).
+     */
+    const blind = new Map<string, ReadonlyArray<string>>()
+    /** Folders and files not watched now: those {@link unwatched}, and those {@link blind} to their root's watcher. */
+    const unwatchedCount = () => {
+      let n = unwatched.size
+      for (const b of blind.values()) n += b.length
+      return n
+    }
     let followUp = false
     let pollDue = false
     /** A targeted round stored summaries of an earlier discovery: a full round (spaced as any) stores the current ones. */
@@ -574,7 +631,19 @@ export const watch = <E = never>(
         if (recursive) recursiveDirs.add(dir)
         else recursiveDirs.delete(dir)
         unwatched.delete(dir)
+        const unlisted = recursive ? unlistableUnder(dir) : []
+        if (unlisted.length > 0) blind.set(dir, unlisted)
+        else blind.delete(dir)
         return true
+      })
+    /** Stop watching `dir` (its watcher closed). */
+    const unwatch = (dir: string) =>
+      Effect.suspend(() => {
+        const scope = watchers.get(dir)
+        watchers.delete(dir)
+        watchedIds.delete(dir)
+        blind.delete(dir)
+        return scope === undefined ? Effect.void : Scope.close(scope, Exit.void)
       })
     /** Watch the folders the last full round implies; answers whether one was newly watched. */
     const syncWatchers = Effect.gen(function*() {
@@ -598,13 +667,14 @@ export const watch = <E = never>(
         }
       }
       let added = false
-      for (const [dir, scope] of [...watchers]) {
-        // A folder deleted or replaced since its watcher started: that watcher sees nothing more.
+      for (const dir of [...watchers.keys()]) {
+        // A folder deleted or replaced since its watcher started: that watcher sees nothing more. Nor does a recursive
+        // one see a folder below it that could not be listed when it started, now listable (or gone): started again.
         const same = idOf(dir) === watchedIds.get(dir)
-        if (want.has(dir) && !unwatched.has(dir) && same) continue
-        watchers.delete(dir)
-        watchedIds.delete(dir)
-        yield* Scope.close(scope, Exit.void)
+        const unlisted = blind.get(dir)
+        const regained = unlisted !== undefined && unlisted.some((f) => !isUnlistable(f))
+        if (want.has(dir) && !unwatched.has(dir) && same && !regained) continue
+        yield* unwatch(dir)
       }
       for (const dir of [...unwatched]) if (!want.has(dir)) unwatched.delete(dir)
       for (const [dir, recursive] of want) {
@@ -684,7 +754,7 @@ export const watch = <E = never>(
           changedPaths,
           ms,
           rssBytes: process.memoryUsage.rss(),
-          watching: { folders: watchers.size, unwatched: unwatched.size },
+          watching: { folders: watchers.size, unwatched: unwatchedCount() },
           report
         })
       })
@@ -718,11 +788,8 @@ export const watch = <E = never>(
         refreshDue = false
         // Watch those roots again now: the round then sees what was written before the new watcher was there.
         for (const dir of rewatch) {
-          const scope = watchers.get(dir)
-          if (scope === undefined) continue
-          watchers.delete(dir)
-          watchedIds.delete(dir)
-          yield* Scope.close(scope, Exit.void)
+          if (!watchers.has(dir)) continue
+          yield* unwatch(dir)
           yield* watchFolder(dir, true)
         }
         rewatch.clear()
@@ -738,7 +805,7 @@ export const watch = <E = never>(
     // The poll: a full round every `poll`, or every `pollUnwatched` while a folder is not watched.
     yield* Effect.forkScoped(Effect.repeat(
       Effect.suspend(() => {
-        const every = unwatched.size > 0 ? Duration.toMillis(pollUnwatched) : pollMs
+        const every = unwatchedCount() > 0 ? Duration.toMillis(pollUnwatched) : pollMs
         if (Date.now() - lastFullAt < every) return Effect.void
         pollDue = true
         return wake.offer(undefined)

@@ -130,14 +130,14 @@ const discoverAgent = (
     const file = yield* deps.access.authorizeFile(nodePath.join(sessionsDir, name), [root])
     const { scan, sourceId } = yield* scanTranscript(deps, file)
     const header = scan.header
-    if (isGarbled(scan.readLines, scan.notJsonLines)) {
+    if (isGarbled(scan.readLines, scan.notJsonLines, scan.oversizedLines)) {
       // Lines, none of which could be read (torn, not JSON, zeroed): damage, not a transcript without a header;
       // skipped and said, so coverage is partial (tester37 F2). One the index holds is the importer's to say: it keeps
       // it as it was (`garbledSource`, SOURCE_GARBLED), the same rule, said once.
       if (known?.has(file.path) === true) return { _tag: "held-garbled" } as Found
       return {
         _tag: "skipped",
-        diagnostic: garbledDiagnostic(`${agentId}/sessions/${name}`, scan.lineWarnings.toArray(), { agentId, path: file.path })
+        diagnostic: garbledDiagnostic(`${agentId}/sessions/${name}`, scan.lineWarnings.toArray(), { agentId, path: file.path }, deps.limits.maxRecordBytes)
       } as Found
     }
     if (header === null) return { _tag: "no-header", agentId } as Found
