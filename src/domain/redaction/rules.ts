@@ -1020,7 +1020,7 @@ const pairReplace = (m: string, ...g: Array<string>): string => {
 /** The words of a name in prose whose value `token-prose` looks at: one word (`token`, `secret`, `PIN`, `OTP`, `passcode`). */
 const PROSE_ONE = String.raw`[Tt]oken|TOKEN|[Ss]ecret|SECRET|PIN|[Pp]in|OTP|[Pp]asscode|PASSCODE|CVV2?|[Cc]vv2?|CVC|[Cc]vc`
 /** Two words (`API key`, `access token`, `secret key`, `auth token`, …; joined by a space: `api_key` is a name, `secret-field`'s). */
-const PROSE_TWO = String.raw`(?:[Aa][Pp][Ii]|[Aa]ccess|ACCESS|[Ss]ecret|SECRET|[Aa]uth|AUTH|[Bb]earer|[Rr]efresh|[Ss]ession) (?:[Kk]ey|KEY|[Tt]oken|TOKEN)`
+const PROSE_TWO = String.raw`(?:[Aa][Pp][Ii]|[Aa]ccess|ACCESS|[Ss]ecret|SECRET|[Aa]uth|AUTH|[Bb]earer|[Rr]efresh|[Ss]ession)(?:\s|\\{1,3}[nrt]){1,8}(?:[Kk]ey|KEY|[Tt]oken|TOKEN)`
 
 /**
  * Whether a word told in prose after a credential's name is a credential (`token-prose`): under a PIN's, a
@@ -3543,9 +3543,9 @@ const terraformVariableReplace = (m: string, head: string, word: string, name: s
  * password for prod" and "use \u2026 as the password" go; "\u2026 is the password manager", "\u2026 as the password hash" stay.
  * Also an appositive after a comma, with `the`/`my`/`our`/`your` (tester26a F4): "I set it to \u2026, the root password".
  */
-const PASSWORD_AFTER_VALUE = String.raw`(?:[ \t]{1,8}(?:is|was|as|IS|WAS|AS)[ \t]{1,8}(?:(?:the|my|our|your|a|THE|MY|OUR|YOUR)[ \t]{1,8})?|,[ \t]{1,8}(?:the|my|our|your|THE|MY|OUR|YOUR)[ \t]{1,8})` +
-  String.raw`(?:(?:new|old|current|root|admin|default|initial|temporary|real|actual|same|NEW|ROOT|ADMIN)[ \t]{1,8}){0,2}(?:[Pp]ass(?:word|phrase|wd)|PASS(?:WORD|PHRASE|WD))` +
-  String.raw`(?=[ \t]*(?:[.,;:!?)"'${"`"}\n\\]|$)|[ \t]{1,8}(?:for|of|on|at|in|to|here|now|and|but|so|you|we|I|if|then|that|which|from|FOR|OF|ON|AT|IN|TO)(?![A-Za-z0-9_]))`
+const PASSWORD_AFTER_VALUE = String.raw`(?:(?:\s|\\{1,3}[nrt]){1,8}(?:is|was|as|IS|WAS|AS)(?:\s|\\{1,3}[nrt]){1,8}(?:(?:the|my|our|your|a|THE|MY|OUR|YOUR)(?:\s|\\{1,3}[nrt]){1,8})?|,(?:\s|\\{1,3}[nrt]){1,8}(?:the|my|our|your|THE|MY|OUR|YOUR)(?:\s|\\{1,3}[nrt]){1,8})` +
+  String.raw`(?:(?:new|old|current|root|admin|default|initial|temporary|real|actual|same|NEW|ROOT|ADMIN)(?:\s|\\{1,3}[nrt]){1,8}){0,2}(?:[Pp]ass(?:word|phrase|wd)|PASS(?:WORD|PHRASE|WD))` +
+  String.raw`(?=(?:\s|\\{1,3}[nrt])*(?:[.,;:!?)"'${"`"}\n\\]|$)|(?:\s|\\{1,3}[nrt]){1,8}(?:for|of|on|at|in|to|here|now|and|but|so|you|we|I|if|then|that|which|from|FOR|OF|ON|AT|IN|TO)(?![A-Za-z0-9_]))`
 /**
  * `password-prose`'s value told before the words ({@link PASSWORD_AFTER_VALUE}), in its own groups: a token at a
  * token's start (after white space, a quote, `(`, `[` or the text's start; 4 to 128 characters up to white space, a
@@ -3560,16 +3560,16 @@ const PASSWORD_VALUE_FIRST = String.raw`(?:^|(?<=[\s"'${"`"}(\[]))(?![$\{]|\[RED
  * \u2026", "fuer den Server", "Das Kennwort zum Router ist \u2026", "von der Datenbank", "f\u00fcr meinen Account": a preposition,
  * maybe an article or a possessive, then one word (at most 64 characters). Optional.
  */
-const GERMAN_OBJECT = String.raw`(?:[ \t]{1,8}(?:f(?:ue|\u00fc)r|F(?:ue|\u00fc)r|zum|zur|vom|von|beim|bei|auf|im|am|an|mit|des|der|den|dem|meines|deines|unseres|seines|ihres` +
+const GERMAN_OBJECT = String.raw`(?:\s{1,8}(?:f(?:ue|\u00fc)r|F(?:ue|\u00fc)r|zum|zur|vom|von|beim|bei|auf|im|am|an|mit|des|der|den|dem|meines|deines|unseres|seines|ihres` +
   // session 27 (tester27b F1, F2): a complement in French, Spanish, Italian, Portuguese ("Le mot de passe du serveur est
   // \u2026", "La contrase\u00f1a del servidor es \u2026", "A senha do servidor \u00e9 \u2026"): a preposition, then one to three words
   String.raw`|de|du|d'|d\u2019|del|della|dello|delle|dei|degli|di|do|da|dos|das|per|para|pour|sur|su|en|no|na|au|aux|al|pro)` +
-  String.raw`(?:[ \t]{0,8}[A-Za-z0-9_.:/@'\u2019\u00c0-\u024f-]{1,40}){1,3}?)?`
+  String.raw`(?:\s{0,8}[A-Za-z0-9_.:/@'\u2019\u00c0-\u024f-]{1,40}){1,3}?)?`
 /**
  * An adverb after the verb of `password-prose-intl` (session 27, tester27b F1): "Das Passwort ist jetzt \u2026", "lautet nun
  * \u2026", "ist ab sofort \u2026", "est maintenant \u2026", "es ahora \u2026", "\u00e8 ora \u2026", "\u00e9 agora \u2026". Optional.
  */
-const INTL_ADVERB = String.raw`(?:[ \t]{1,8}(?:jetzt|nun|neu|wieder|weiterhin|derzeit|aktuell|momentan|noch|immer[ \t]{1,8}noch|ab[ \t]{1,8}sofort|seit[ \t]{1,8}heute|` +
+const INTL_ADVERB = String.raw`(?:\s{1,8}(?:jetzt|nun|neu|wieder|weiterhin|derzeit|aktuell|momentan|noch|immer\s{1,8}noch|ab\s{1,8}sofort|seit\s{1,8}heute|` +
   String.raw`maintenant|d\u00e9sormais|toujours|actuellement|ahora|todav\u00eda|ya|actualmente|ora|adesso|ancora|attualmente|agora|ainda|atualmente))?`
 /**
  * Whether a token is a word written with percent-encoded UTF-8 letters or HTML references (session 27, tester27b F7:
@@ -4233,15 +4233,18 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // ends at a backslash too (a `\n` escape of JSON text held in a string).
     // Session 26 (tester25a F13): a dash after the word (`Password \u2014 \u2026`, `\u2013`, ` - `, ` -- `), and the value
     // before the words (PASSWORD_VALUE_FIRST): "\u2026 is the password for prod", "use \u2026 as the password".
+    // Session 39 (tester39 F1): between the words and before the value any white space run (a line break, CRLF,
+    // several, a tab) or a line break or tab escaped in JSON text (`\n`, `\\n`, `\t`), as one space: a title and a
+    // search snippet fold white space into spaces, and every redacted output must hide what they hide.
     id: "password-prose",
     pattern: re(
-      String.raw`(${lead("[Pp]ass(?:word|phrase|wd)|PASS(?:WORD|PHRASE|WD)", "A-Za-z0-9_")}(?:(?:[ \t]+(?:for|of|on|to|at|in|FOR|OF|ON|TO|AT|IN)(?:[ \t]+(?:the|THE|my|our|your))?[ \t]+[A-Za-z0-9_.:/@-]{1,64})?[ \t]+(?:is|IS|was|WAS)(?:[ \t]*:[ \t]*|[ \t]+)` +
+      String.raw`(${lead("[Pp]ass(?:word|phrase|wd)|PASS(?:WORD|PHRASE|WD)", "A-Za-z0-9_")}(?:(?:(?:\s|\\{1,3}[nrt])+(?:for|of|on|to|at|in|FOR|OF|ON|TO|AT|IN)(?:(?:\s|\\{1,3}[nrt])+(?:the|THE|my|our|your))?(?:\s|\\{1,3}[nrt])+[A-Za-z0-9_.:/@-]{1,64})?(?:\s|\\{1,3}[nrt])+(?:is|IS|was|WAS)(?:(?:\s|\\{1,3}[nrt])*:(?:\s|\\{1,3}[nrt])*|(?:\s|\\{1,3}[nrt])+)` +
         // "change the password to X", "set the passphrase as X" (not a path: "write the password to /tmp/pw1"); "the
         // password was changed to X", "password reset to X" (tester26a F4)
-        String.raw`|(?:[ \t]+(?:is|was|has[ \t]+been|had[ \t]+been|IS|WAS))?(?:[ \t]+(?:changed|set|reset|updated|rotated|CHANGED|SET|RESET))?` +
-        String.raw`[ \t]+(?:to|TO|as|AS)[ \t]+(?![/~.])(?![^\s"'${"`"}]{0,128}/)` +
+        String.raw`|(?:(?:\s|\\{1,3}[nrt])+(?:is|was|has(?:\s|\\{1,3}[nrt])+been|had(?:\s|\\{1,3}[nrt])+been|IS|WAS))?(?:(?:\s|\\{1,3}[nrt])+(?:changed|set|reset|updated|rotated|CHANGED|SET|RESET))?` +
+        String.raw`(?:\s|\\{1,3}[nrt])+(?:to|TO|as|AS)(?:\s|\\{1,3}[nrt])+(?![/~.])(?![^\s"'${"`"}]{0,128}/)` +
         // "Password \u2014 X", "password - X"
-        String.raw`|[ \t]*[\u2014\u2013][ \t]*|[ \t]+--?[ \t]+)(["'${"`"}]?))(?![$\{]|\[REDACTED:)` +
+        String.raw`|(?:\s|\\{1,3}[nrt])*[\u2014\u2013](?:\s|\\{1,3}[nrt])*|(?:\s|\\{1,3}[nrt])+--?(?:\s|\\{1,3}[nrt])+)(["'${"`"}]?))(?![$\{]|\[REDACTED:)` +
         // a quoted phrase (spaces and all) holding a digit or a symbol: `is "open sesame 7"`
         String.raw`(?:(?<=["'${"`"}])(?![\s])(?=[^"'${"`"}\n\\]{0,127}[0-9@#$%^&*+=~_!])([^"'${"`"}\n\\]{1,128})(?=\2)` +
         String.raw`|(?=[^\s"'${"`"}<>\\]{0,127}[0-9@#$%^&*+=~_])[^\s"'${"`"}<>\\]{4,128}?(?=[.,;:!?)]*(?:[\s"'${"`"}<>\\]|$)))` +
@@ -4265,15 +4268,15 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // scripts' letters and punctuation ({@link INTL_TOKEN_END}) and may open with `\u300c`.
     id: "password-prose-intl",
     pattern: re(
-      String.raw`((?:${lead(PASSWORD_WORDS_INTL, "A-Za-z0-9_\u00c0-\u024f\u0400-\u04ff")}${GERMAN_OBJECT}(?:[ \t]{0,8}(?:[:=\uff1a\u2014\u2013])[ \t]{0,8}|[ \t]{1,8}-[ \t]{1,8}|[ \t]{1,8}(?:est|ist|lautet|war|hei(?:ss|\u00df)t|lautete|es|era|\u00e9tait|\u00e9|is|je|\u00e4r|er|jest|to|brzmi|\u044d\u0442\u043e|\u00e8)${INTL_ADVERB}[ \t]{0,8}(?::[ \t]{0,8})?)` +
-        String.raw`|${lead("[Pp]assword|PASSWORD", "A-Za-z0-9_")}${GERMAN_OBJECT}[ \t]{1,8}(?:\u00e8|\u00c8)${INTL_ADVERB}[ \t]{0,8}(?::[ \t]{0,8})?` +
-        String.raw`|(?:${PASSWORD_WORDS_CJK})[ \t]{0,8}(?:${PASSWORD_IS_CJK})[ \t]{0,8}(?:[:\uff1a][ \t]{0,8})?)(["'${"`"}\u300c]?))(?![$\{]|\[REDACTED:)` +
+      String.raw`((?:${lead(PASSWORD_WORDS_INTL, "A-Za-z0-9_\u00c0-\u024f\u0400-\u04ff")}${GERMAN_OBJECT}(?:\s{0,8}(?:[:=\uff1a\u2014\u2013])\s{0,8}|\s{1,8}-\s{1,8}|\s{1,8}(?:est|ist|lautet|war|hei(?:ss|\u00df)t|lautete|es|era|\u00e9tait|\u00e9|is|je|\u00e4r|er|jest|to|brzmi|\u044d\u0442\u043e|\u00e8)${INTL_ADVERB}\s{0,8}(?::\s{0,8})?)` +
+        String.raw`|${lead("[Pp]assword|PASSWORD", "A-Za-z0-9_")}${GERMAN_OBJECT}\s{1,8}(?:\u00e8|\u00c8)${INTL_ADVERB}\s{0,8}(?::\s{0,8})?` +
+        String.raw`|(?:${PASSWORD_WORDS_CJK})\s{0,8}(?:${PASSWORD_IS_CJK})\s{0,8}(?:[:\uff1a]\s{0,8})?)(["'${"`"}\u300c]?))(?![$\{]|\[REDACTED:)` +
         String.raw`(?=[^${INTL_TOKEN_END}]{0,127}[0-9@#$%^&*+=~_])[^${INTL_TOKEN_END}]{4,128}?(?=[.,;:!?)]*(?:[${INTL_TOKEN_END}]|$))` +
         // the word then the value after white space alone, as English `password Xyz123` (credential-prose): groups 3, 4
-        String.raw`|(${lead(PASSWORD_WORDS_INTL, "A-Za-z0-9_\u00c0-\u024f\u0400-\u04ff")}[ \t]{1,8})(?![$\{]|\[REDACTED:)([^${INTL_TOKEN_END}=]{6,128}?)(?=[.,;:!?)]*(?:[${INTL_TOKEN_END}]|$))` +
+        String.raw`|(${lead(PASSWORD_WORDS_INTL, "A-Za-z0-9_\u00c0-\u024f\u0400-\u04ff")}\s{1,8})(?![$\{]|\[REDACTED:)([^${INTL_TOKEN_END}=]{6,128}?)(?=[.,;:!?)]*(?:[${INTL_TOKEN_END}]|$))` +
         // (session 27, tester27b F4) the word, a question mark, up to two short words, the value: "Passwort? Gx7\u2026",
         // "mot de passe ? \u2026", "\u00bfLa contrase\u00f1a? Es \u2026": groups 5, 6, checked as `bare` is
-        String.raw`|(${lead(PASSWORD_WORDS_INTL, "A-Za-z0-9_\u00c0-\u024f\u0400-\u04ff")}[ \t]{0,2}[?\uff1f](?:[ \t]{1,8}[A-Za-z'\u2019\u00c0-\u024f]{1,10}[:,]?){0,2}[ \t]{1,8})(?![$\{]|\[REDACTED:)([^${INTL_TOKEN_END}=]{6,128}?)(?=[.,;:!?)]*(?:[${INTL_TOKEN_END}]|$))`
+        String.raw`|(${lead(PASSWORD_WORDS_INTL, "A-Za-z0-9_\u00c0-\u024f\u0400-\u04ff")}\s{0,2}[?\uff1f](?:\s{1,8}[A-Za-z'\u2019\u00c0-\u024f]{1,10}[:,]?){0,2}\s{1,8})(?![$\{]|\[REDACTED:)([^${INTL_TOKEN_END}=]{6,128}?)(?=[.,;:!?)]*(?:[${INTL_TOKEN_END}]|$))`
     ),
     hints: PASSWORD_HINTS_INTL,
     // a placeholder (`******`, `<password>`) or a reference is no password
@@ -4292,12 +4295,13 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // with `:`), `my PIN is 4821`, `the OTP is 552913`, when the word is a credential's shape (see
     // proseCredential: 6 characters or more with a digit and a letter, no version, no dashed English word; a PIN 4
     // to 12 digits): "the token is invalid", "the token is 401", "the secret is base64-encoded", "my PIN is wrong"
-    // stay. The name and what was said stay.
+    // stay. The name and what was said stay. Session 39 (tester39 F1): the words and the value apart by any white
+    // space run or an escaped line break, as `password-prose`.
     id: "token-prose",
     pattern: re(
-      String.raw`(?:(${lead(`${PROSE_TWO}|${PROSE_ONE}`, "A-Za-z0-9_")}(?:[ \t]+(?:for|of|on|to|at|in|FOR|OF|ON|TO|AT|IN)(?:[ \t]+(?:the|THE|my|our|your))?[ \t]+[A-Za-z0-9_.:/@-]{1,64})?[ \t]+(?:is|IS|was|WAS)(?:[ \t]*:[ \t]*|[ \t]+)(["'${"`"}]?))` +
+      String.raw`(?:(${lead(`${PROSE_TWO}|${PROSE_ONE}`, "A-Za-z0-9_")}(?:(?:\s|\\{1,3}[nrt])+(?:for|of|on|to|at|in|FOR|OF|ON|TO|AT|IN)(?:(?:\s|\\{1,3}[nrt])+(?:the|THE|my|our|your))?(?:\s|\\{1,3}[nrt])+[A-Za-z0-9_.:/@-]{1,64})?(?:\s|\\{1,3}[nrt])+(?:is|IS|was|WAS)(?:(?:\s|\\{1,3}[nrt])*:(?:\s|\\{1,3}[nrt])*|(?:\s|\\{1,3}[nrt])+)(["'${"`"}]?))` +
         // (session 26, tester25a F13) `PIN code 482917`, `PIN number: 4821`, "the PIN code is 4821": digits as a PIN's
-        String.raw`|((?:${lead(PROSE_TWO, "A-Za-z0-9_")}[ \t]*:[ \t]*|${lead("(?:PIN|[Pp]in)[ \t]+(?:code|number|CODE|NUMBER)", "A-Za-z0-9_")}(?:[ \t]+(?:is|was|IS|WAS))?(?:[ \t]*:[ \t]*|[ \t]+))(["'${"`"}]?)))(?![$\{]|\[REDACTED:)([A-Za-z0-9._~+/=-]{3,256}?)(?=[.,;:!?)]*(?:[\s"'${"`"}<>\\]|$))`
+        String.raw`|((?:${lead(PROSE_TWO, "A-Za-z0-9_")}(?:\s|\\{1,3}[nrt])*:(?:\s|\\{1,3}[nrt])*|${lead("(?:PIN|[Pp]in)\\s+(?:code|number|CODE|NUMBER)", "A-Za-z0-9_")}(?:(?:\s|\\{1,3}[nrt])+(?:is|was|IS|WAS))?(?:(?:\s|\\{1,3}[nrt])*:(?:\s|\\{1,3}[nrt])*|(?:\s|\\{1,3}[nrt])+))(["'${"`"}]?)))(?![$\{]|\[REDACTED:)([A-Za-z0-9._~+/=-]{3,256}?)(?=[.,;:!?)]*(?:[\s"'${"`"}<>\\]|$))`
     ),
     hints: ["oken", "OKEN", "ecret", "ECRET", "PIN", "pin", "Pin", "OTP", "asscode", "ASSCODE", "key", "Key", "KEY", "CVV", "Cvv", "cvv", "CVC", "Cvc", "cvc"],
     replace: (m: string, h1: string | undefined, q1: string | undefined, h2: string | undefined, q2: string | undefined, v: string) => {
@@ -5171,10 +5175,10 @@ const ESCAPED_NAME_REACH = 4096
 const PGPASS_QUICK = /:(?:[0-9]{1,5}|\*):[^\s:\\]{1,64}:[^\s:\\]{1,64}:/
 
 /** `credential-prose`'s patterns (see the rule): each has the kept head in group 1 and the value in group 2 (or a quote in 2 and the value in 3). */
-const CRED_USER_PW = /((?:\b[Cc]redentials?|\bCREDENTIALS?|\b[Cc]reds|\bCREDS)(?:[ \t]+(?:are|is|were|was|ARE|IS))?[ \t]*[:=]?[ \t]+[A-Za-z0-9._@-]{1,64}[ \t]*\/[ \t]*|\b(?:[Ll]og(?:ged)?[ -]?[Ii]n|[Ss]ign(?:ed)?[ -]?[Ii]n)[ \t]+(?:as|with)[ \t]+[A-Za-z0-9._@-]{1,64}[ \t]*\/[ \t]*)(?![$\{]|\[REDACTED:)([^\s"'`\\]{4,128}?)(?=[.,;:!?)]*(?:[\s"'`\\]|$))/g
-const CRED_PASSWORD_WORD = /(\b(?:[Pp]ass(?:word|phrase)|PASS(?:WORD|PHRASE))[ \t]+)(?!(?:is|was|for|of|to|as|IS|WAS)\b)(?![$\{]|\[REDACTED:)([^\s"'`\\=]{6,128}?)(?=[.,;:!?)]*(?:[\s"'`\\]|$))/g
-const CRED_PASSWORD_EQ = /(\b(?:[Pp]ass(?:word|phrase|wd)|PASS(?:WORD|PHRASE|WD))[ \t]+=[ \t]+)(?![$\{]|\[REDACTED:)([^\s"'`\\(),;]{6,128}?)(?=[.,;:!?]*(?:[\s"'`\\]|$))(?![ \t]+(?:[-+*/%?]|==|if\b|else\b|and\b|or\b))/g
-const CRED_PASSWORD_QUOTED = new RegExp(String.raw`(\b(?:[Pp]ass(?:word|phrase)|PASS(?:WORD|PHRASE))[ \t]+(["'${"`"}]))(?![\s$\{]|\[REDACTED:)(?=[^"'${"`"}\n\\]{0,127}[0-9@#$%^&*+=~_!])(${quotedValue(2, "{1,128}")})\2`, "g")
+const CRED_USER_PW = /((?:\b[Cc]redentials?|\bCREDENTIALS?|\b[Cc]reds|\bCREDS)(?:\s+(?:are|is|were|was|ARE|IS))?\s*[:=]?\s+[A-Za-z0-9._@-]{1,64}\s*\/\s*|\b(?:[Ll]og(?:ged)?[ -]?[Ii]n|[Ss]ign(?:ed)?[ -]?[Ii]n)\s+(?:as|with)\s+[A-Za-z0-9._@-]{1,64}\s*\/\s*)(?![$\{]|\[REDACTED:)([^\s"'`\\]{4,128}?)(?=[.,;:!?)]*(?:[\s"'`\\]|$))/g
+const CRED_PASSWORD_WORD = /(\b(?:[Pp]ass(?:word|phrase)|PASS(?:WORD|PHRASE))\s+)(?!(?:is|was|for|of|to|as|IS|WAS)\b)(?![$\{]|\[REDACTED:)([^\s"'`\\=]{6,128}?)(?=[.,;:!?)]*(?:[\s"'`\\]|$))/g
+const CRED_PASSWORD_EQ = /(\b(?:[Pp]ass(?:word|phrase|wd)|PASS(?:WORD|PHRASE|WD))\s+=\s+)(?![$\{]|\[REDACTED:)([^\s"'`\\(),;]{6,128}?)(?=[.,;:!?]*(?:[\s"'`\\]|$))(?![ \t]+(?:[-+*/%?]|==|if\b|else\b|and\b|or\b))/g
+const CRED_PASSWORD_QUOTED = new RegExp(String.raw`(\b(?:[Pp]ass(?:word|phrase)|PASS(?:WORD|PHRASE))\s+(["'${"`"}]))(?![\s$\{]|\[REDACTED:)(?=[^"'${"`"}\n\\]{0,127}[0-9@#$%^&*+=~_!])(${quotedValue(2, "{1,128}")})\2`, "g")
 /**
  * A user and a password told together in prose (tester26a F4): "login with user admin and pass X", "user bob,
  * password: X", "username alice & pw X": head in group 1 (the user's word, the user, `and`/`,`/`&`, the password's
@@ -5182,25 +5186,25 @@ const CRED_PASSWORD_QUOTED = new RegExp(String.raw`(\b(?:[Pp]ass(?:word|phrase)|
  * before the password's word, so the rule's hints can name the joint (`d pass`, `, pass`, `& pass`): a hint of
  * ` pass` alone ran the rule on every text that says "tests passed" and doubled the redaction step's time.
  */
-const CRED_USER_AND_PASS = /(\b(?:[Uu]ser(?:name)?|USER(?:NAME)?)[ \t]+[A-Za-z0-9._@-]{1,64}(?:[ \t]*[,&]|[ \t]+(?:and|AND)) (?:[Pp]ass(?:word)?|PASS(?:WORD)?|[Pp]wd?|PWD?)(?:[ \t]*[:=][ \t]*|[ \t]+(?:is[ \t]+)?))(?![$\{]|\[REDACTED:)([^\s"'`\\]{4,128}?)(?=[.,;:!?)]*(?:[\s"'`\\]|$))/g
+const CRED_USER_AND_PASS = /(\b(?:[Uu]ser(?:name)?|USER(?:NAME)?)\s+[A-Za-z0-9._@-]{1,64}(?:\s*[,&]|\s+(?:and|AND))\s{1,8}(?:[Pp]ass(?:word)?|PASS(?:WORD)?|[Pp]wd?|PWD?)(?:\s*[:=]\s*|\s+(?:is\s+)?))(?![$\{]|\[REDACTED:)([^\s"'`\\]{4,128}?)(?=[.,;:!?)]*(?:[\s"'`\\]|$))/g
 const CRED_USER_PASS = /((?:^|(?<=[\s;&?]))(?:user|username|login|USER|USERNAME)=[^\s&;]{1,64}[ \t&;]+(?:pass|pwd|pw|PASS|PWD|PW)=)(?![$\{]|\[REDACTED:)([^\s&;"'\\]{1,256})/g
-const CRED_PW_FIELD = new RegExp(String.raw`((\\{0,7}["'])(?:pw|PW)\2[ \t]{0,8}:[ \t]{0,8}(\\{0,7}["']))(?![$\{]|\[REDACTED:)(${quotedValue(3, "{1,256}")})\3`, "g")
-const CRED_AUTH_HEADER = /((?:^|(?<=[\s"'{,]|\\[nrt]))[Xx]-(?:[A-Za-z0-9]{1,40}-){0,6}(?:[Aa]uth|AUTH)(?:-[A-Za-z0-9]{1,40})?(\\?["']?)[ \t]*:[ \t]*(\\?["']?))(?![$\{]|\[REDACTED:)([^\s"'\\]{6,512})/g
+const CRED_PW_FIELD = new RegExp(String.raw`((\\{0,7}["'])(?:pw|PW)\2\s{0,8}:\s{0,8}(\\{0,7}["']))(?![$\{]|\[REDACTED:)(${quotedValue(3, "{1,256}")})\3`, "g")
+const CRED_AUTH_HEADER = /((?:^|(?<=[\s"'{,]|\\[nrt]))[Xx]-(?:[A-Za-z0-9]{1,40}-){0,6}(?:[Aa]uth|AUTH)(?:-[A-Za-z0-9]{1,40})?(\\?["']?)\s*:\s*(\\?["']?))(?![$\{]|\[REDACTED:)([^\s"'\\]{6,512})/g
 /**
  * `pw` or `pwd` alone as a password's name in prose (session 26, tester25a F13: `pw: \u2026`, "my pwd is \u2026", `pw = \u2026`,
  * `pwd \u2014 \u2026`): head in group 1 (its quote in 2), value in 3; the value goes when it is a credential's shape and no path
  * ({@link pwAbbrevValue}: `pwd: /home/bob/app2` is the working directory).
  */
-const CRED_PW_ABBREV = /(\b(?:[Pp]wd?|PWD?)(?:[ \t]+(?:is|was|IS|WAS)(?:[ \t]*:)?[ \t]+|[ \t]*[:=\u2014\u2013][ \t]*)(["'`]?))(?![$\{]|\[REDACTED:)([^\s"'`\\]{6,128}?)(?=[.,;:!?)]*(?:[\s"'`\\]|$))/g
+const CRED_PW_ABBREV = /(\b(?:[Pp]wd?|PWD?)(?:\s+(?:is|was|IS|WAS)(?:\s*:)?\s+|\s*[:=\u2014\u2013]\s*)(["'`]?))(?![$\{]|\[REDACTED:)([^\s"'`\\]{6,128}?)(?=[.,;:!?)]*(?:[\s"'`\\]|$))/g
 /** Whether a value after `pw`/`pwd` ({@link CRED_PW_ABBREV}) is a password: a credential's shape ({@link proseCredential}), no `/`, not `~` or `.` first. */
 const pwAbbrevValue = (v: string): boolean => proseCredential(v, false) && !v.includes("/") && !/^[~.]/.test(v)
-const CRED_OTP_SEED = /(\b(?:2FA|TOTP|OTP|MFA|[Tt]otp|[Oo]tp|[Mm]fa) (?:[Ss]ecret|[Ss]eed)(?:[ \t]+(?:is|was))?[ \t]*[:=]?[ \t]*)([A-Z2-7]{16,128}={0,6})(?![A-Za-z0-9])/g
+const CRED_OTP_SEED = /(\b(?:2FA|TOTP|OTP|MFA|[Tt]otp|[Oo]tp|[Mm]fa)\s{1,8}(?:[Ss]ecret|[Ss]eed)(?:\s+(?:is|was))?\s*[:=]?\s*)([A-Z2-7]{16,128}={0,6})(?![A-Za-z0-9])/g
 
 /**
  * A value right after a password's word and a question mark (session 27: "and the password? X"): head in group 1,
  * value in group 2; it goes when it is a credential's shape ({@link proseCredential}: "What is the password? I forgot" stays).
  */
-const CRED_PASSWORD_QUESTION = /(\b(?:[Pp]ass(?:word|phrase)|PASS(?:WORD|PHRASE))[ \t]{0,2}\?(?:[ \t]{1,8}[A-Za-z'\u2019]{1,10}[:,]?){0,2}[ \t]{1,8})(?![$\{]|\[REDACTED:)([^\s"'`\\]{6,128}?)(?=[.,;:!?)]*(?:[\s"'`\\]|$))/g
+const CRED_PASSWORD_QUESTION = /(\b(?:[Pp]ass(?:word|phrase)|PASS(?:WORD|PHRASE))\s{0,2}\?(?:\s{1,8}[A-Za-z'\u2019]{1,10}[:,]?){0,2}\s{1,8})(?![$\{]|\[REDACTED:)([^\s"'`\\]{6,128}?)(?=[.,;:!?)]*(?:[\s"'`\\]|$))/g
 /**
  * A phrase after a password's word, up to four words and a colon (session 27: "The passphrase I chose: correct horse
  * QZbattery9", "my password for the NAS: \u2026"): head in group 1, the phrase in group 2, to the line's end, the
@@ -5221,7 +5225,7 @@ const phraseCredential = (v: string): boolean =>
  * with spaces is \"open sesame 42\""): head in group 1 (its quote, escaped too in JSON text, in 2), the value in 3; it goes whole
  * when it holds a digit or a symbol, as `password-prose`'s quoted phrase (`is "required"` stays).
  */
-const CRED_PASSWORD_IS_QUOTED = /(\b(?:[Pp]ass(?:word|phrase)|PASS(?:WORD|PHRASE))(?:[ \t]{1,4}[A-Za-z']{1,20}){0,4}[ \t]{1,8}(?:is|was|IS|WAS)(?:[ \t]*:)?[ \t]{1,8}(\\{0,3}["'`]))(?![$\{]|\[REDACTED:)([^"'`\\\n]{1,128})(?=\2)/g
+const CRED_PASSWORD_IS_QUOTED = /(\b(?:[Pp]ass(?:word|phrase)|PASS(?:WORD|PHRASE))(?:\s{1,4}[A-Za-z']{1,20}){0,4}\s{1,8}(?:is|was|IS|WAS)(?:\s*:)?\s{1,8}(\\{0,3}["'`]))(?![$\{]|\[REDACTED:)([^"'`\\\n]{1,128})(?=\2)/g
 /**
  * An unquoted phrase of two to six words right after `password is` (session 27, tester27b F3: "my password is correct
  * horse battery 7staple"), to the line's, the sentence's or a quote's end: head in group 1, the phrase in 2. It goes

@@ -871,8 +871,12 @@ export const searchSessions = (
         ? shownCursor({ sessionId: r.id(h.sessionId), eventId: h.eventId, sequence: h.sequence, cursor: h.cursor }, r.ids)
         : h.cursor,
       field: h.snippet.field,
-      // a title hit's window of the title, shown as the title is (tester33c F6)
-      snippet: h.snippet.field === "title" ? visibleControls(r.text(h.snippet.text)) : r.text(h.snippet.text),
+      // With redaction on, a window of the very redacted text the hit was decided on (`redactedSearch` cuts it from
+      // the fields `visibleHits` matched), not redacted again: a second redaction of the window, its white space
+      // folded, could hide a value the hit was found by and every other output shows (tester39 F2: the snippet said
+      // `[REDACTED:password-prose]` for the query's own word). With redaction off, the index's own window, as it is.
+      // A title hit's window of the title, shown as the title is (tester33c F6).
+      snippet: h.snippet.field === "title" ? visibleControls(h.snippet.text) : h.snippet.text,
       score: h.score,
       sessionStatus: h.sessionStatus
     }))
