@@ -656,6 +656,25 @@ const escapeEdges = (quoted: string): Array<number> => {
   return edges
 }
 
+/** A redaction marker as a redacted value holds it (`[REDACTED:rule]`). */
+const MARKER = /\[REDACTED:[^\]\s]*\]/g
+
+/**
+ * `at`, a place to cut `shown`, moved out of the redaction marker it falls inside (tester39 F11: half a marker,
+ * `…CTED:github-token]`, read as content): to the marker's end when the cut keeps what follows (`"forward"`), to its
+ * start when it keeps what comes before (`"back"`); `at` itself when it is at no marker's inside.
+ */
+const outsideMarker = (shown: string, at: number, keep: "forward" | "back"): number => {
+  if (!shown.includes("[REDACTED:")) return at
+  for (const m of shown.matchAll(MARKER)) {
+    const start = m.index!
+    const end = start + m[0].length
+    if (start < at && at < end) return keep === "forward" ? end : start
+    if (start >= at) break
+  }
+  return at
+}
+
 /**
  * A name (a model, provider, session id or workspace, as a source wrote it)
  * as a table cell or a note shows it to people:
@@ -667,7 +686,8 @@ const escapeEdges = (quoted: string): Array<number> => {
  * - at most `max` UTF-16 code units: a longer one is cut, never inside a
  *   surrogate pair, and marked `…` at its end, or, with `keep: "end"` (a
  *   folder, whose end says most), at its start; a quoted one stays quoted,
- *   `"head…` or `"…tail"`, cut between its escapes (tester32a F5).
+ *   `"head…` or `"…tail"`, cut between its escapes (tester32a F5); never
+ *   inside a redaction marker, which is kept whole or left out (tester39 F11).
  * JSON output carries the name whole, as written.
  */
 export const shownName = (name: string, max = NAME_CELL_MAX, keep: "start" | "end" = "start"): string => {
@@ -684,20 +704,20 @@ export const shownName = (name: string, max = NAME_CELL_MAX, keep: "start" | "en
     const edges = escapeEdges(shown)
     if (keep === "end") {
       const from = edges.find((i) => i >= shown.length - (max - 2)) ?? shown.length - 1
-      return "\"…" + shown.slice(from)
+      return "\"…" + shown.slice(outsideMarker(shown, from, "forward"))
     }
     let to = 1
     for (const i of edges) if (i <= max - 1) to = i
-    return shown.slice(0, to) + "…"
+    return shown.slice(0, Math.max(1, outsideMarker(shown, to, "back"))) + "…"
   }
   if (keep === "end") {
     let from = shown.length - (max - 1)
     const c = shown.charCodeAt(from)
     if (c >= 0xdc00 && c <= 0xdfff) from++
-    return "…" + shown.slice(from)
+    return "…" + shown.slice(outsideMarker(shown, from, "forward"))
   }
   let to = max - 1
   const c = shown.charCodeAt(to - 1)
   if (c >= 0xd800 && c <= 0xdbff) to--
-  return shown.slice(0, to) + "…"
+  return shown.slice(0, outsideMarker(shown, to, "back")) + "…"
 }
