@@ -988,7 +988,7 @@ export const getSession = (
     const { others, session } = yield* findCompleteSession(p.id, r.ids, { machine: r.text })
     const rendered = yield* renderedSession(index, r, session)
     const { digest, text: t } = rendered
-    const from = p.cursor === undefined ? 0 : yield* pageCursorOffset(p.cursor, session, r, index, { digest, length: t.text.length })
+    const from = p.cursor === undefined ? 0 : yield* pageCursorOffset(p.cursor, session, r, index, { digest, length: t.text.length, text: t.text })
     const page = pageAt(t, from, p.maxChars ?? DEFAULT_MAX_CHARS)
     const done = page.to >= t.text.length
     return {
@@ -1017,7 +1017,7 @@ const pageCursorOffset = (
   session: SessionRow,
   r: RedactionShape,
   index: IndexShape,
-  text: { readonly digest: string; readonly length: number }
+  text: { readonly digest: string; readonly length: number; readonly text: string }
 ): Effect.Effect<number, InvalidCursor | StoreUnavailable> =>
   Effect.gen(function*() {
     const sessionUid = r.ids.sessionUid(session.sessionUid)
