@@ -350,8 +350,9 @@ const CODE_KINDS: ReadonlySet<string> = new Set(["tool-call", "tool-result"])
  * entry; no HTML, image or unsafe link). Ends with a blank line. Pure.
  */
 export const eventMarkdown = (e: SessionEvent): string => {
-  const head = `## ${markdownCode(`[${e.eventId}]`)} ${markdownField(`${e.occurredAt ?? "-"} ${e.role ?? "-"} ${e.kind}`)}${
-    e.toolName !== null ? ` ${markdownCode(e.toolName)}` : ""
+  // the heading's values (a source's) with their controls written visibly (tester39 F6); the text as it is
+  const head = `## ${markdownCode(visibleControls(`[${e.eventId}]`))} ${markdownField(visibleControls(`${e.occurredAt ?? "-"} ${e.role ?? "-"} ${e.kind}`))}${
+    e.toolName !== null ? ` ${markdownCode(visibleControls(e.toolName))}` : ""
   }${e.isError === true ? " (error)" : ""}`
   if (e.text === null || e.text === "") return `${head}\n\n`
   return `${head}\n\n${CODE_KINDS.has(e.kind) ? fence(e.text) : inertMessage(e.text)}\n\n`

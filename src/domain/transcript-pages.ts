@@ -287,7 +287,20 @@ export interface PageCursorExpected {
   /** {@link textDigest} of its transcript text, and that text's length. */
   readonly digest: string
   readonly length: number
+  /** The text itself, when at hand: an offset must then be a place a page can start ({@link pageCanStartAt}). */
+  readonly text?: string
 }
+
+/**
+ * Whether a page of `text` can start at `offset` (UTF-16 code units, within the text): not between the halves of a
+ * surrogate pair, not inside a redaction marker ({@link markerAround}), as no page ends there ({@link pageAt}). An
+ * edited page cursor's offset elsewhere would start a page with a lone surrogate or half a marker (tester39 F7).
+ */
+export const pageCanStartAt = (text: string, offset: number): boolean =>
+  !splitsPair(text, offset) && markerAround(text, Math.max(0, offset - MARKER_LOOKBACK), offset) === null
+
+/** How far before an offset a marker that spans it is looked for (`[REDACTED:` and a rule id: built-in ids are short). */
+const MARKER_LOOKBACK = 256
 
 /**
  * Decode a page cursor token and check it against the session it is used with (`expected`): the offset of the page
@@ -346,6 +359,9 @@ export const decodePageCursor = (
     }
     if (c.offset > expected.length) {
       return Either.left(malformed(`its offset (${c.offset}) lies past the end of session ${name}'s transcript (${expected.length} characters)`))
+    }
+    if (expected.text !== undefined && !pageCanStartAt(expected.text, c.offset)) {
+      return Either.left(malformed(`its offset (${c.offset}) is no place a page of session ${name}'s transcript starts (inside a character or a redaction marker)`))
     }
     return Either.right(c.offset)
   })

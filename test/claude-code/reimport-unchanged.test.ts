@@ -9,7 +9,8 @@
  * walk, no probe of `<session>/subagents`, no probe of the project folder, no
  * open, no read. What must still be read again: a log appended, touched,
  * rewritten in place (same size, mtime set back), truncated, replaced (a new
- * inode), or given a new subagent file (nested or flat); the stored summary
+ * inode: hashed, and counted unchanged when its bytes are those imported, as a
+ * touched one is), or given a new subagent file (nested or flat); the stored summary
  * then says what was read.
  */
 import * as fs from "node:fs"
@@ -193,9 +194,10 @@ describe("claude-code re-import of unchanged sessions", () => {
       const changed = [1, 2, 3, 4, 5, 6, 7]
       const { access, looks } = recording()
       const again = yield* importOnce(c.policy, c.index, plan, undefined, undefined, access)
-      // The touched log (2) is read (hashed), and its bytes are those imported: counted unchanged (docs/import.md, a
-      // change of mtime alone; tester27b F6).
-      expect([again.sources.unchanged, again.sources.accepted, again.sources.discovered]).toEqual([N - changed.length + 1, changed.length - 1, N])
+      // The touched log (2) and the one replaced by a copy of itself (5) are read (hashed), and their bytes are those
+      // imported: counted unchanged (docs/import.md, a change of mtime alone, tester27b F6; a file put in place anew
+      // at the same size, tester39 F9).
+      expect([again.sources.unchanged, again.sources.accepted, again.sources.discovered]).toEqual([N - changed.length + 2, changed.length - 2, N])
       const read = new Set(looks.filter((l) => l.how === "open" || l.how === "readHead" || l.how === "readWhole").map((l) => l.path))
       for (let i = 0; i < N; i++) expect(read.has(c.log(i)), `session ${i}`).toBe(changed.includes(i))
       // What was read is what the index keeps: the stored summaries are the new ones.

@@ -92,6 +92,38 @@ describe.each(cases)("a touch of an imported $name source", ({ make }) => {
   })
 })
 
+describe.each(cases)("an imported $name source put in place anew with the same bytes (tester39 F9)", ({ make }) => {
+  it("(a copy moved over it: a new inode) is counted unchanged and writes nothing; the same size with other bytes is read again", () => {
+    const { file, args } = make()
+    const index = nodePath.join(tempDir(), "idx.db")
+    const run = () => {
+      const out = cli(["import", "--index", index, "--json", ...args], { env })
+      expect([0, 8]).toContain(out.code)
+      const data = JSON.parse(out.stdout).data
+      return { ...data.sources, events: data.eventsAdded } as { discovered: number; accepted: number; unchanged: number; rejected: number; events: number }
+    }
+    const first = run()
+    expect(first.discovered).toBeGreaterThan(0)
+    expect(first).toMatchObject({ accepted: first.discovered, unchanged: 0, rejected: 0 })
+    const before = sha(index)
+    const ino = fs.statSync(file).ino
+    const copy = `${file}.copy`
+    fs.copyFileSync(file, copy)
+    fs.renameSync(copy, file)
+    expect(fs.statSync(file).ino).not.toBe(ino)
+    expect(run()).toMatchObject({ accepted: 0, unchanged: first.discovered, rejected: 0, events: 0 })
+    expect(sha(index)).toBe(before)
+    // the same size, one byte other (a letter of the text for another), put in place anew: read again
+    const bytes = fs.readFileSync(file)
+    const at = bytes.lastIndexOf(0x65) // an "e" of the last record
+    expect(at).toBeGreaterThan(0)
+    bytes[at] = 0x61
+    fs.writeFileSync(copy, bytes)
+    fs.renameSync(copy, file)
+    expect(run().unchanged).toBe(first.discovered - 1)
+  })
+})
+
 describe("a Muse Code export whose bytes changed, size and inode kept", () => {
   it("is read again (its digest differs): not counted unchanged", () => {
     const dir = tempDir()

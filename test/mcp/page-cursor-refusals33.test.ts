@@ -31,6 +31,9 @@ import { tempDir } from "../support/paths.js"
 
 const ONE = "sess-pages33-one"
 const TWO = "sess-pages33-two"
+/** A session whose transcript holds a surrogate pair and a redaction marker (tester39 F7), in an index of its own. */
+const THREE = "sess-pages39-three"
+const TOKEN = "ghp_" + "Q8wE".repeat(9)
 
 const sourceOf = (session: string): SourceInfo => ({
   sourceKey: `src-${session}`,
@@ -47,6 +50,7 @@ const eventsOf = (session: string): Array<SessionEvent> => {
     const x = make("message", { role, text })
     return { ...x, cursor: encodeCursor({ v: 1, src: `sha256:${session}`, seq: x.sequence }) }
   }
+  if (session === THREE) return [e("user", "the party is done 🎉 done"), e("assistant", `the token is ${TOKEN} and more`), e("user", "thanks")]
   // (each session's own words: two transcripts never the same text)
   return [
     e("user", `set up the deploy of the billing service (${session})`),
@@ -85,7 +89,7 @@ const serve = (file: string, redaction: "on" | "off" | "custom"): Server =>
 
 describe("get_session: an INVALID_CURSOR message names the page cursor's real problem (session 33)", () => {
   const dir = tempDir("si-page-cursors33-")
-  const files = { a: nodePath.join(dir, "a.db"), b: nodePath.join(dir, "b.db"), c: nodePath.join(dir, "c.db") }
+  const files = { a: nodePath.join(dir, "a.db"), b: nodePath.join(dir, "b.db"), c: nodePath.join(dir, "c.db"), d: nodePath.join(dir, "d.db") }
   const servers: Record<string, Server> = {}
 
   beforeAll(async () => {
@@ -93,11 +97,13 @@ describe("get_session: an INVALID_CURSOR message names the page cursor's real pr
     await write(files.a, [ONE, TWO])
     await write(files.b, [ONE])
     await write(files.c, [ONE])
+    await write(files.d, [THREE])
     servers.a = serve(files.a, "on")
     servers.plain = serve(files.a, "off")
     servers.custom = serve(files.a, "custom")
     servers.b = serve(files.b, "on")
     servers.c = serve(files.c, "on")
+    servers.d = serve(files.d, "on")
   }, 120_000)
 
   afterAll(async () => {
@@ -134,6 +140,30 @@ describe("get_session: an INVALID_CURSOR message names the page cursor's real pr
     expect(await refusal(servers.a, ONE, past)).toMatch(
       new RegExp(`^The cursor token is malformed: its offset \\(${page.page.totalChars + 5}\\) lies past the end of session ${ONE}'s transcript \\(${page.page.totalChars} characters\\)`)
     )
+  })
+
+  it("a page cursor whose offset was edited to inside a character or a redaction marker is malformed (tester39 F7)", async () => {
+    const whole = await servers.d.runPromise(getSession({ id: THREE, maxChars: 100_000 }))
+    const text = whole.page.text
+    const page = await servers.d.runPromise(getSession({ id: THREE, maxChars: 10 }))
+    const [uid, generation, , digest] = JSON.parse(Buffer.from(page.page.nextCursor!.slice(3), "base64url").toString("utf8"))
+    const at = (offset: number) => encodePageCursor({ sessionUid: uid, generation, offset, digest })
+    const emoji = text.indexOf("🎉")
+    const marker = text.indexOf("[REDACTED:github-token]")
+    expect(emoji).toBeGreaterThan(0)
+    expect(marker).toBeGreaterThan(0)
+    // between the halves of the emoji; one unit and 3 units into the marker, and at its last unit
+    for (const offset of [emoji + 1, marker + 1, marker + 3, marker + "[REDACTED:github-token]".length - 1]) {
+      expect(await refusal(servers.d, THREE, at(offset)), String(offset)).toBe(
+        `The cursor token is malformed: its offset (${offset}) is no place a page of session ${THREE}'s transcript starts (inside a character or a redaction marker).`
+      )
+    }
+    // where a page can start (before the emoji, after it, at the marker's edges): taken, the page from there
+    for (const offset of [emoji, emoji + 2, marker, marker + "[REDACTED:github-token]".length]) {
+      const a = await servers.d.runPromise(getSession({ id: THREE, maxChars: 10, cursor: at(offset) }))
+      expect(a.page.fromChar).toBe(offset)
+      expect(text.startsWith(a.page.text, offset)).toBe(true)
+    }
   })
 
   it("an event's cursor is the other kind (get_events takes it), and get_events says a page cursor is one", async () => {

@@ -152,28 +152,26 @@ const fingerprintFields = (fingerprint: string | null) => {
   }
 }
 
-/**
- * A stat fingerprint (`size:mtimeMs:ino:birthtimeMs:ctimeMs`) without its modification and change times (`size:ino:birthtimeMs`),
- * wherever one is in a source's fingerprint: what is left names the same file (inode, birth time) at the same size.
- */
-const withoutChangeTimes = (fingerprint: string): string =>
-  fingerprint.replace(/(\d+):[\d.e+-]+:(\d+):([\d.e+-]+):[\d.e+-]+/g, "$1:$2:$3")
+/** A stat fingerprint's (`size:mtimeMs:ino:birthtimeMs:ctimeMs`) size alone, wherever one is in a source's fingerprint. */
+const sizesOnly = (fingerprint: string): string => fingerprint.replace(/(\d+):[\d.e+-]+:\d+:[\d.e+-]+:[\d.e+-]+/g, "$1")
 
 /**
- * Whether a source's fingerprint differs from its checkpoint's in its modification and change times only (its own
- * file's and its nested logs': the same inode, birth time and size), in the same form (an earlier build's
- * fingerprint, without change times, has fewer fields: read as changed once).
+ * Whether a source's fingerprint differs from its checkpoint's but not in a size (its own file's and its nested
+ * logs'), in the same form (an earlier build's fingerprint, without change times, has fewer fields: read as changed
+ * once): the times moved (a `touch`, a `chmod` and back), or the file was put in place anew at the same size (a new
+ * inode and birth time: `cp` and `mv`, `sed -i` that matched nothing, an rsync; tester39 F9). Whether its bytes are
+ * the ones imported is then for a hash of them to tell.
  */
-const timesOnlyChanged = (checkpoint: SourceCheckpoint, fingerprint: string | null): fingerprint is string => {
+const sizesUnchanged = (checkpoint: SourceCheckpoint, fingerprint: string | null): fingerprint is string => {
   if (fingerprint === null || checkpoint.fingerprint === null || checkpoint.fingerprint === fingerprint) return false
   const fields = (f: string) => f.split(":").length
-  return fields(checkpoint.fingerprint) === fields(fingerprint) && withoutChangeTimes(checkpoint.fingerprint) === withoutChangeTimes(fingerprint)
+  return fields(checkpoint.fingerprint) === fields(fingerprint) && sizesOnly(checkpoint.fingerprint) === sizesOnly(fingerprint)
 }
 
 /**
- * Whether a source's fingerprint differs from its complete checkpoint's in
- * its modification and change times only (its own file's and its nested
- * logs': a `touch`, a `chmod` and back; the same inode, birth time and size), and the
+ * Whether a source's fingerprint differs from its complete checkpoint's but
+ * not in a size (its own file's and its nested logs': a `touch`, a `chmod` and
+ * back, the file put in place anew with the same size: {@link sizesUnchanged}), and the
  * checkpoint imported every byte of each file (its own prefix and each
  * nested log's binding end at the file's size; an empty nested log has none):
  * then hashing the imported bytes tells whether anything changed. A file with
@@ -181,7 +179,7 @@ const timesOnlyChanged = (checkpoint: SourceCheckpoint, fingerprint: string | nu
  * (those bytes could have changed with the mtime set back).
  */
 const wholeImportedChangeTimeOnly = (checkpoint: SourceCheckpoint, fingerprint: string | null): boolean => {
-  if (checkpoint.prefix === null || !timesOnlyChanged(checkpoint, fingerprint)) return false
+  if (checkpoint.prefix === null || !sizesUnchanged(checkpoint, fingerprint)) return false
   const now = fingerprintFields(fingerprint)
   if (now.main === null || bindingLength(checkpoint.prefix) !== Number(now.main.split(":")[0])) return false
   for (const [name, stat] of now.parts) {
@@ -649,7 +647,8 @@ const make = Effect.gen(function*() {
         return { _tag: "unchanged", diagnostics: checkpoint.diagnostics } as const
       }
       if (checkpoint?.status === "complete" && wholeImportedChangeTimeOnly(checkpoint, fingerprint)) {
-        // Only mtimes or change times moved (a touch, a chmod and back): the files are as imported when their imported bytes, which are
+        // Only times moved (a touch, a chmod and back), or the files were put in place anew at their sizes (a cp and mv:
+        // tester39 F9): the files are as imported when their imported bytes, which are
         // all their bytes, hash as before; then nothing is written (the checkpoint keeps its fingerprint, so a later
         // run hashes them again). Any other answer (a byte changed, a read failed) takes the path below.
         const same = yield* Effect.either(changedPrefix(access, checkpoint, locator, fingerprint, parts, new PrefixDigests(access), hooks.trustedPrefix))
@@ -657,7 +656,7 @@ const make = Effect.gen(function*() {
       }
       if (
         checkpoint?.status === "complete" && checkpoint.prefix === null && checkpoint.cursor !== null && adapter.unchangedSince !== undefined &&
-        timesOnlyChanged(checkpoint, fingerprint)
+        sizesUnchanged(checkpoint, fingerprint)
       ) {
         // No imported prefix to hash (a Muse Code export, one JSON document): the digest of the whole document its
         // cursor binds tells, without a write (session 28). Any other answer (other bytes, a read failed) takes the path below.

@@ -992,7 +992,7 @@ export const getSession = (
     const { others, session } = yield* findCompleteSession(p.id, r.ids, { machine: r.text })
     const rendered = yield* renderedSession(index, r, session)
     const { digest, text: t } = rendered
-    const from = p.cursor === undefined ? 0 : yield* pageCursorOffset(p.cursor, session, r, index, { digest, length: t.text.length })
+    const from = p.cursor === undefined ? 0 : yield* pageCursorOffset(p.cursor, session, r, index, { digest, length: t.text.length, text: t.text })
     const page = pageAt(t, from, p.maxChars ?? DEFAULT_MAX_CHARS)
     const done = page.to >= t.text.length
     return {
@@ -1021,7 +1021,7 @@ const pageCursorOffset = (
   session: SessionRow,
   r: RedactionShape,
   index: IndexShape,
-  text: { readonly digest: string; readonly length: number }
+  text: { readonly digest: string; readonly length: number; readonly text: string }
 ): Effect.Effect<number, InvalidCursor | StoreUnavailable> =>
   Effect.gen(function*() {
     const sessionUid = r.ids.sessionUid(session.sessionUid)
@@ -1582,19 +1582,23 @@ export const readSession = (
     const sr = yield* seenWhole(r, events)
     const shared = r.enabled ? yield* redactJointsYielding(r.text, yield* mapYielding(events, sr.event)) : events
     const m = metadata(r, session, shared, events, others, sr.known)
+    // The values a source wrote in the document's frame (ids, names, paths, times) with their controls written
+    // visibly, as the title is (tester39 F6: an id's ESC and U+202E reached a client raw); the messages as they are.
+    const code = (v: string) => markdownCode(visibleControls(v))
+    const field = (v: string) => markdownField(visibleControls(v))
     const lines = [
       markdownTitle(m.title ?? m.id),
       "",
-      `- session: ${markdownCode(m.id)}`,
-      `- uid: ${markdownCode(m.uid)}`,
-      `- provider: ${m.provider}`,
-      ...(m.machine !== null ? [`- machine: ${markdownField(m.machine)}`] : []),
-      ...(m.workspace !== null ? [`- workspace: ${markdownField(m.workspace)}`] : []),
-      ...(m.model !== null ? [`- model: ${markdownField(m.model)}`] : []),
-      `- first activity: ${markdownField(m.firstAt ?? "-")}`,
-      `- last activity: ${markdownField(m.lastAt ?? "-")}`,
+      `- session: ${code(m.id)}`,
+      `- uid: ${code(m.uid)}`,
+      `- provider: ${field(m.provider)}`,
+      ...(m.machine !== null ? [`- machine: ${field(m.machine)}`] : []),
+      ...(m.workspace !== null ? [`- workspace: ${field(m.workspace)}`] : []),
+      ...(m.model !== null ? [`- model: ${field(m.model)}`] : []),
+      `- first activity: ${field(m.firstAt ?? "-")}`,
+      `- last activity: ${field(m.lastAt ?? "-")}`,
       `- events: ${m.eventCount}`,
-      ...(m.otherSources.length > 0 ? [`- other sources of this id: ${m.otherSources.map(markdownCode).join(", ")}`] : []),
+      ...(m.otherSources.length > 0 ? [`- other sources of this id: ${m.otherSources.map(code).join(", ")}`] : []),
       "",
       ""
     ]
