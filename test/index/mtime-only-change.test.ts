@@ -68,19 +68,25 @@ const cases: ReadonlyArray<Case> = [
   }
 ]
 
+/** A new index with `args` imported once (every source accepted); `run` imports again and answers the counts. */
+const importedOnce = (args: ReadonlyArray<string>) => {
+  const index = nodePath.join(tempDir(), "idx.db")
+  const run = () => {
+    const out = cli(["import", "--index", index, "--json", ...args], { env })
+    expect([0, 8]).toContain(out.code)
+    const data = JSON.parse(out.stdout).data
+    return { ...data.sources, events: data.eventsAdded } as { discovered: number; accepted: number; unchanged: number; rejected: number; events: number }
+  }
+  const first = run()
+  expect(first.discovered).toBeGreaterThan(0)
+  expect(first).toMatchObject({ accepted: first.discovered, unchanged: 0, rejected: 0 })
+  return { index, run, first }
+}
+
 describe.each(cases)("a touch of an imported $name source", ({ make }) => {
   it("is counted unchanged and writes nothing", () => {
     const { file, args } = make()
-    const index = nodePath.join(tempDir(), "idx.db")
-    const run = () => {
-      const out = cli(["import", "--index", index, "--json", ...args], { env })
-      expect([0, 8]).toContain(out.code)
-      const data = JSON.parse(out.stdout).data
-      return { ...data.sources, events: data.eventsAdded } as { discovered: number; accepted: number; unchanged: number; rejected: number; events: number }
-    }
-    const first = run()
-    expect(first.discovered).toBeGreaterThan(0)
-    expect(first).toMatchObject({ accepted: first.discovered, unchanged: 0, rejected: 0 })
+    const { index, run, first } = importedOnce(args)
     expect(first.events).toBeGreaterThan(0)
     const before = sha(index)
     const st = fs.statSync(file)
@@ -95,16 +101,7 @@ describe.each(cases)("a touch of an imported $name source", ({ make }) => {
 describe.each(cases)("an imported $name source put in place anew with the same bytes (tester39 F9)", ({ make }) => {
   it("(a copy moved over it: a new inode) is counted unchanged and writes nothing; the same size with other bytes is read again", () => {
     const { file, args } = make()
-    const index = nodePath.join(tempDir(), "idx.db")
-    const run = () => {
-      const out = cli(["import", "--index", index, "--json", ...args], { env })
-      expect([0, 8]).toContain(out.code)
-      const data = JSON.parse(out.stdout).data
-      return { ...data.sources, events: data.eventsAdded } as { discovered: number; accepted: number; unchanged: number; rejected: number; events: number }
-    }
-    const first = run()
-    expect(first.discovered).toBeGreaterThan(0)
-    expect(first).toMatchObject({ accepted: first.discovered, unchanged: 0, rejected: 0 })
+    const { index, run, first } = importedOnce(args)
     const before = sha(index)
     const ino = fs.statSync(file).ino
     const copy = `${file}.copy`
