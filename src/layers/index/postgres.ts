@@ -863,6 +863,15 @@ const UNREACHABLE = /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREAC
 const CONNECTION_LOST = /Connection terminated|encountered a connection error and is not queryable|the connection to the server was abandoned/i
 
 /**
+ * Errno codes and SQLSTATEs of a connection the server (or the network) ended
+ * after it was made: a reset or broken pipe, an administrator's or a crash's
+ * shutdown. `pg` gives one of these, or no code at all ({@link CONNECTION_LOST}),
+ * for the same event (a postmaster killed mid-transaction gave either, run to
+ * run), so both read "the connection to the server was lost".
+ */
+const LOST_CODES = /^(ECONNRESET|EPIPE|57P01|57P02)$/
+
+/**
  * Text from outside the product (a server's or driver's error message) as it
  * may be shown, or `undefined` when it must be withheld: when it holds any
  * form of the password (see `PgTarget.secrets`; compared ignoring case). It
@@ -914,6 +923,13 @@ export const pgFailure = (target: PgTarget, cause: unknown): StoreUnavailable =>
       `The PostgreSQL index at ${at} (database ${target.database}) stopped answering: no answer to a query in the time allowed (${detail}).`,
       `Check that the PostgreSQL server at ${at} runs and is not overloaded (its load, its log), then run the same command again (what was committed is kept). ` +
         `A server that is only slow can be given longer: ${TIMEOUT_ENV}=<seconds> (default ${DEFAULT_TIMEOUT_SECONDS}).`
+    )
+  }
+  if (code !== undefined && LOST_CODES.test(code)) {
+    return fields(
+      "unreachable",
+      `The PostgreSQL index at ${at} (database ${target.database}) cannot be reached: the connection to the server was lost (${code}${raw !== "" && !raw.includes(code) ? `: ${detail}` : ""}).`,
+      unreachableRemedy
     )
   }
   if ((code !== undefined && UNREACHABLE.test(code)) || (code === undefined && timedOut)) {
