@@ -1,6 +1,6 @@
 /**
- * NDJSON encoding of events for `stream` (the CLI's writer of stdout, and the
- * stream workers of `./stream-pool.ts`): each value's JSON text (or its parts,
+ * NDJSON encoding of events for `stream` (the CLI's writer of stdout,
+ * `src/cli/output.ts`): each value's JSON text (or its parts,
  * a source's own bytes of a text copied as they are) UTF-8 encoded straight
  * into one buffer, C1 controls and bidi overrides written as `\uHHHH`. Pure:
  * nothing here writes; `src/cli/output.ts` writes these bytes to stdout.

@@ -40,11 +40,18 @@ const failure = async (p: Promise<unknown>): Promise<McpError> => {
   throw new Error(`expected an MCP error, got an answer: ${answers[answers.length - 1].slice(0, 400)}`)
 }
 
-/** The native event ids of a session, in source order, as `show --format events` gives them. */
-const eventIdsOf = (uid: string): Array<string> => {
+/** `eventIdsOf`'s answers: the index does not change while these tests run (the last one checks it). */
+const eventIds = new Map<string, ReadonlyArray<string>>()
+
+/** The native event ids of a session, in source order, as `show --format events` gives them (one CLI run a session). */
+const eventIdsOf = (uid: string): ReadonlyArray<string> => {
+  const known = eventIds.get(uid)
+  if (known !== undefined) return known
   const r = cli(["show", uid, "--index", corpus.index], { env: corpus.env })
   expect(r.code, r.stderr).toBe(0)
-  return r.stdout.trim().split("\n").map((l) => JSON.parse(l).eventId)
+  const ids = r.stdout.trim().split("\n").map((l) => JSON.parse(l).eventId as string)
+  eventIds.set(uid, ids)
+  return ids
 }
 
 /** Every page of a session at `maxChars`, from the first to the last. */
