@@ -30,6 +30,8 @@ export const writeFailed = (out: string, cause: unknown): OutputWriteFailed => {
     ? [`its folder ${dir} does not exist`, `Create ${dir}, or pass --out with a file in an existing folder.`]
     : f.code === "EISDIR"
     ? ["it is a folder", "Pass --out with a file name, not a folder."]
+    : f.code === "ENOTDIR"
+    ? [`its folder path ${dir} goes through a file, not a folder`, `Pass --out with a file in an existing folder (a part of ${dir} is a file).`]
     : f.code === "EFBIG"
     ? ["the file-size limit was reached", `Raise the file-size limit (\`ulimit -f\`), or pass --out with a file on a disk it allows; then run the same command again.`]
     : f.kind === "disk-full"
@@ -64,11 +66,20 @@ const isFolder = (out: string) =>
 
 /**
  * Refuse an `--out` path that already exists (`InvalidArgument`: a file is never
- * overwritten; a folder is named as one), before anything is read or written.
+ * overwritten; a folder is named as one), before anything is read or written;
+ * a path that cannot even be looked at (a part of its folder path is a file:
+ * `ENOTDIR`; a folder you may not enter: `EACCES`) is `OutputWriteFailed`
+ * naming the path and the errno, as a failed write is (tester40 F1: it was a
+ * STORE_UNAVAILABLE, exit 6, whose remedy named --index and --state).
  */
-export const checkNewFile = (out: string): Effect.Effect<void, InvalidArgument> =>
-  Effect.suspend(() => {
-    const st = fs.lstatSync(out, { throwIfNoEntry: false })
+export const checkNewFile = (out: string): Effect.Effect<void, InvalidArgument | OutputWriteFailed> =>
+  Effect.suspend((): Effect.Effect<void, InvalidArgument | OutputWriteFailed> => {
+    let st: fs.Stats | undefined
+    try {
+      st = fs.lstatSync(out, { throwIfNoEntry: false })
+    } catch (e) {
+      return Effect.fail(writeFailed(out, e))
+    }
     return st === undefined ? Effect.void : Effect.fail(st.isDirectory() ? isFolder(out) : exists(out))
   })
 
