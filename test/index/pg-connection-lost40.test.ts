@@ -43,3 +43,20 @@ describe("pgFailure of a lost connection", () => {
     expect(e.message).toBe("The PostgreSQL index at db.example:5433 (database team) cannot be reached: ECONNREFUSED.")
   })
 })
+
+/**
+ * tester40 F3: a remedy about the URL names both places a URL is given:
+ * `--index` (and the config file) and push's `--to` (push has no --index).
+ */
+describe("pgFailure's remedies name push's --to beside --index", () => {
+  it("a server without SSL asked for it (sslmode=require)", () => {
+    const e = pgFailure(target, new SqlError({ cause: new Error("The server does not support SSL connections"), message: "PgClient: Failed to connect" }))
+    expect(e.details).toMatchObject({ reason: "ssl-not-supported" })
+    expect(e.remediation).toContain("(--index; push's --to) asks for SSL")
+  })
+  it("a refused login", () => {
+    const e = pgFailure(target, coded("password authentication failed for user \"u\"", "28P01"))
+    expect(e.details).toMatchObject({ reason: "login-refused" })
+    expect(e.remediation).toContain("push's --to")
+  })
+})

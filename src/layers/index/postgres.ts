@@ -950,7 +950,7 @@ export const pgFailure = (target: PgTarget, cause: unknown): StoreUnavailable =>
     return fields(
       "login-refused",
       `The PostgreSQL server at ${at} refused the login to database ${target.database}: ${code}: ${detail}.`,
-      "Check the user and password in --index (or the config file's index, or PGPASSWORD / ~/.pgpass) and the server's pg_hba.conf."
+      "Check the user and password in the postgres:// URL (--index, or the config file's index; push's --to), or PGPASSWORD / ~/.pgpass, and the server's pg_hba.conf."
     )
   }
   if (code === "3D000") {
@@ -977,7 +977,7 @@ export const pgFailure = (target: PgTarget, cause: unknown): StoreUnavailable =>
     return fields(
       "ssl-not-supported",
       `The PostgreSQL index at ${at} (database ${target.database}) failed: ${detail}.`,
-      `Running it again will not help: --index asks for SSL (its sslmode) and the server at ${at} offers none. Enable SSL on the server (ssl = on, with a certificate, in postgresql.conf), ` +
+      `Running it again will not help: the postgres:// URL (--index; push's --to) asks for SSL (its sslmode) and the server at ${at} offers none. Enable SSL on the server (ssl = on, with a certificate, in postgresql.conf), ` +
         "or connect without it: sslmode=disable in the URL (or no sslmode) where the network is trusted."
     )
   }
