@@ -6,21 +6,7 @@
  * filter's day is still the UTC one.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { cli } from "./support/run.js"
-
-/** The option's paragraph of a command's help, its lines joined by single spaces. */
-const optionHelp = (command: string, option: string): string => {
-  const r = cli([command, "--help"], { env: { NO_COLOR: "1", FORCE_COLOR: "" } })
-  expect(r.code).toBe(0)
-  const lines = r.stdout.split("\n")
-  const at = lines.findIndex((l) => l.trimStart().startsWith(`${option} `) && !l.includes("["))
-  expect(at).toBeGreaterThanOrEqual(0)
-  const indent = (l: string) => l.length - l.trimStart().length
-  const paragraph: Array<string> = []
-  // The description: the lines indented deeper than the option's own line, up to a blank one.
-  for (let i = at + 1; i < lines.length && lines[i].trim() !== "" && indent(lines[i]) > indent(lines[at]); i++) paragraph.push(lines[i].trim())
-  return paragraph.join(" ")
-}
+import { optionHelp } from "./support/help.js"
 
 describe("a bare date in --since / --until is a UTC day, and the help says so", () => {
   for (const command of ["sessions", "search", "usage"]) {

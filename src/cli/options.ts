@@ -307,6 +307,23 @@ export const config = Options.text("config").pipe(
 )
 
 /**
+ * `transcript`'s `--config FILE`: the same file, read only for its custom
+ * redaction patterns (`redaction.patterns`, docs/redaction.md); the source
+ * is authorized by the roots given as options, never the file's roots
+ * (tester40 F4: the help said "JSON config" and a user expected its
+ * `claudeRoot` to apply).
+ */
+export const redactionConfig = Options.text("config").pipe(
+  plainValue,
+  Options.withPseudoName("FILE"),
+  Options.optional,
+  Options.withDescription(
+    "JSON config, read only for its custom redaction patterns (redaction.patterns) of --format markdown; its roots are not used " +
+      "(give --claude-root, --agents-root, --muse-root as options). Default: $XDG_CONFIG_HOME/session-ingest/config.json when present."
+  )
+)
+
+/**
  * `--out FILE` of a command that writes one document (`what`: what is
  * written): a new file, never over an existing one (`out-file.ts`). `--out -`
  * is stdout, as the Unix convention has it (tester19 F13: it wrote a file

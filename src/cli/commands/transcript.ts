@@ -29,7 +29,7 @@ export const transcript = Command.make(
     local: O.local,
     format,
     noRedact: O.noRedact("Markdown (--format markdown)"),
-    config: O.config
+    config: O.redactionConfig
   },
   (o) =>
     Effect.flatMap(appRuntime, (rt) => rt.withSource(o, (adapter, locator) =>
