@@ -27,6 +27,7 @@ import { ImportFaults, ImportProgress, type ImportReport } from "../../src/servi
 import { ImportLimits } from "../../src/services/ImportLimits.js"
 import { importOnce } from "../support/index.js"
 import { tempDir } from "../support/paths.js"
+import { item, setup, startWatch, stop, until } from "../support/watch-cli.js"
 
 const SID = "7a7a7a7a-0000-4000-8000-000000000040"
 
@@ -212,4 +213,56 @@ describe("a watch's targeted round counts the parse warnings of the lines it rea
         expect(warningsOf(third, s.file)).toEqual({ "malformed-json": [2, base + 2] })
       }), 60_000)
   }
+})
+
+/** The text of the round whose line begins `round N `, up to the next round line. */
+const roundTextOf = (stdout: string, n: number): string => {
+  const at = stdout.indexOf(`round ${n} `)
+  if (at < 0) return ""
+  const next = stdout.indexOf("\nround ", at + 1)
+  return stdout.slice(at, next < 0 ? undefined : next + 1)
+}
+
+describe("import --watch prints and gives the parse warnings of the round that read them (tester36a F1)", () => {
+  it.live("human: under the targeted round that read the bad line, once; not again at the next full round", () =>
+    Effect.gen(function*() {
+      const s = setup(3) // lines: header, 3 messages
+      const w = startWatch(s.args(s.index).filter((a) => a !== "--json"))
+      yield* until(() => /round 1 /.test(w.stdout()))
+      // The follow-up full round once its folders are watched.
+      yield* until(() => /round 2 /.test(w.stdout()), 20_000)
+      fs.appendFileSync(s.file, "{not json\n" + item(4, "message 4"))
+      yield* until(() => /round \d+ targeted[^\n]*\+1 event/.test(w.stdout()), 20_000)
+      const n = Number(/round (\d+) targeted[^\n]*\+1 event/.exec(w.stdout())![1])
+      // A full round after it (a file beside the transcript that is no source).
+      fs.writeFileSync(path.join(s.root, "a1", "notes.txt"), "not a source\n")
+      yield* until(() => new RegExp(`round (\\d+) full`).test(w.stdout().slice(w.stdout().indexOf(`round ${n} `))), 20_000)
+      expect(yield* stop(w.child, w.exited)).toBe(130)
+      const out = w.stdout()
+      expect(roundTextOf(out, 1)).not.toContain("parse warnings")
+      const text = roundTextOf(out, n)
+      expect(text).toContain("\n  parse warnings: 1 line skipped in 1 source (malformed-json 1); the rest of each source was read\n")
+      expect(text).toContain(`\n    - muse-agents ${s.file}: malformed-json 1 (first at line 5)\n`)
+      // Said once: no later round says it again.
+      for (let k = n + 1; roundTextOf(out, k) !== ""; k++) expect(roundTextOf(out, k)).not.toContain("parse warnings")
+    }), 90_000)
+
+  it.live("--json: the targeted round's report counts the bad line, at its line", () =>
+    Effect.gen(function*() {
+      const s = setup(3)
+      const w = startWatch(s.args(s.index))
+      yield* until(() => w.rounds.length >= 2, 20_000)
+      fs.appendFileSync(s.file, item(4, "message 4") + "[1]\n" + item(5, "message 5"))
+      yield* until(() => w.rounds.some((r) => r.scope === "targeted" && r.eventsAdded === 2), 20_000)
+      expect(yield* stop(w.child, w.exited)).toBe(130)
+      const envelopes = w.stdout().split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l))
+      const round = envelopes.find((e) => e.data?.scope === "targeted" && e.data.report.eventsAdded === 2)
+      expect(round.data.report.parseWarnings).toEqual({
+        lines: 1,
+        files: 0,
+        sources: 1,
+        byKind: { "non-object": 1 },
+        items: [{ provider: "muse-agents", path: s.file, kind: "non-object", count: 1, firstLine: 6 }]
+      })
+    }), 90_000)
 })
