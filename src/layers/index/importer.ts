@@ -515,6 +515,9 @@ const warningOfDiagnostic = (d: Diagnostic): SourceSummary["parseWarnings"][numb
  * unchanged, the one its checkpoint kept) gave as `PARSE_WARNING` diagnostics
  * of kinds the overview does not count (AgentMux: its discovery reads no
  * session's lines; Claude Code: a subagent's `agent-<id>.meta.json` not valid).
+ * A carried overview (a watch's targeted round) counts, in its place, with
+ * the warnings of the lines this run read after it (`merged`, see
+ * {@link CarriedLines}).
  */
 const parseWarningsOf = (
   work: ReadonlyArray<{ readonly provider: ProviderId; readonly locator: Locator; readonly overview: SourceSummary }>,
