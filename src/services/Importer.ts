@@ -37,7 +37,18 @@ export interface ImportPlan {
      * discovery takes it again and stores the summary of the file as it is then.
      */
     readonly summary?: Record<string, unknown> | undefined
+    /**
+     * What an earlier discovery said of it (a watch's targeted round): given,
+     * its `parseWarnings` count the file's lines up to `linesCounted`
+     * (default: its `counts.lines`, the lines that discovery read), and the
+     * import adds those of the lines it reads after that line to them (its
+     * report's `parseWarnings`: a bad line appended since is counted in the
+     * run that read it, once). Absent: the source is read as it is, its
+     * warnings as its read tells them.
+     */
     readonly overview?: SourceSummary | undefined
+    /** The line (1-based) up to which `overview.parseWarnings` counts the file's lines (see `overview`). */
+    readonly linesCounted?: number | undefined
   }>
   /** Providers the operator did not authorize, with the remediation that would include them. */
   readonly skipped: ReadonlyArray<{ readonly provider: ProviderId; readonly remediation: string }>
@@ -377,6 +388,13 @@ export interface SeenSource {
   readonly parts: ReadonlyArray<string>
   /** Its provider reads one source per file (`SessionSourceAdapter.sourcePerFile`). */
   readonly perFile: boolean
+  /**
+   * Given, `overview` is an earlier discovery's (a watch's targeted round) and its `parseWarnings` count the file's
+   * lines up to this one (1-based), those of the lines read since included: what the watch's next targeted round
+   * passes as `ImportPlan.explicit[].linesCounted`. The importer tells the source again, with these, once a read
+   * added to them.
+   */
+  readonly linesCounted?: number | undefined
 }
 
 /** What {@link ImportHooks} is told and asked; every member may be a no-op. */

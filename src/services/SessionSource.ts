@@ -75,6 +75,21 @@ export interface StreamOptions {
    */
   readonly onWarning?: ((diagnostic: Diagnostic) => void) | undefined
   /**
+   * Where a stream reports each line of its source's own file that it reads
+   * and that counts a parse warning, as discovery's scan counts it in the
+   * source's overview (`SourceSummary.parseWarnings`): the warning's kind and
+   * the line's 1-based number in the file (a read resumed after a cursor
+   * numbers its lines as the file does), once per kind the line counts, in
+   * file order, as the lines are read. The importer adds those of the lines
+   * an earlier discovery did not see to that discovery's overview (a watch's
+   * targeted round: its report counts a bad line appended since). Muse agents
+   * transcripts and Claude Code session files (not their subagent files,
+   * which the overview does not count) report them; Muse Code fails closed on
+   * a bad line and counts none, and AgentMux reports its session's warnings
+   * whole through `onWarning`. Absent, nothing is counted.
+   */
+  readonly onLineWarning?: ((kind: string, lineNumber: number) => void) | undefined
+  /**
    * Where a stream reports the title of its source's session when discovery could not know it (the overview's
    * `title` is null: AgentMux's discovery reads no session's lines, tester31a F4; Muse Code's reads no more of a
    * native log than its budget, and an export is given explicitly): once, before the events of the batch that holds

@@ -213,12 +213,31 @@ export const roundLine = (r: WatchRound): string => {
  * is not printed again (a source's stored diagnostics come with every full
  * round), except a code said once ({@link SAID_ONCE}: `SOURCE_REWRITTEN`, in
  * the round that read the rewritten file and in no later run; tester32a F1).
+ * Its parse warnings come between, as a plain import prints them (`  parse
+ * warnings: …`, the round's sources with theirs), when a source's warnings
+ * are not those an earlier round printed: the round that read a bad line
+ * appended says it (a targeted round's are its sources'), and a full round
+ * that counts what was said already says nothing (tester36a F1).
  */
 export const roundText = (r: WatchRound, printed: Set<string>): string => {
   const fresh = reportDiagnostics(r.report).filter((d) => SAID_ONCE.has(d.code) || !printed.has(d.line))
   for (const d of fresh) printed.add(d.line)
   const lines = diagnosticLines(fresh)
-  return roundLine(r) + (lines.length > 0 ? lines.join("\n") + "\n" : "")
+  // A source's warnings as one key (its kinds, counts and first lines): printed again only once they changed.
+  const bySource = new Map<string, Array<string>>()
+  for (const i of r.report.parseWarnings.items) {
+    const k = `${i.provider}\u0000${i.path}`
+    bySource.set(k, [...(bySource.get(k) ?? []), `${i.kind}\u0000${i.count}\u0000${i.firstLine}`])
+  }
+  let warned = false
+  for (const [k, ws] of bySource) {
+    const key = `parse-warnings\u0000${k}\u0000${ws.join("\u0001")}`
+    if (printed.has(key)) continue
+    printed.add(key)
+    warned = true
+  }
+  const warnings = warned ? parseWarningLines(r.report.parseWarnings, "  ") : []
+  return roundLine(r) + [...warnings, ...lines].map((l) => l + "\n").join("")
 }
 
 /** The command. */

@@ -52,6 +52,31 @@ const promptOf = (c: Parameters<typeof isPrompt>[0]): string | null => {
  */
 export { INVALID_UTF8 }
 
+/**
+ * The parse-warning kinds one classified line of a session's file counts, in
+ * the order {@link SessionScan.push} counts them (so a stream that reads some
+ * of the lines counts them as discovery's scan does): `invalid-utf8` for a
+ * kept line whose bytes were not valid UTF-8, the kind of a line skipped, and
+ * an entry's usage not valid, timestamp warning, `progress-record` or
+ * `unknown-block`. Empty for most lines.
+ */
+export const lineWarningKinds = (c: Classified, invalidUtf8: boolean): ReadonlyArray<string> => {
+  if (c._tag === "LineWarning") return [c.kind]
+  const utf8 = invalidUtf8 && c._tag !== "Blank"
+  if (c._tag !== "Entry") return utf8 ? [INVALID_UTF8] : NO_KINDS
+  if (!utf8 && !c.usageNotValid && c.timestampWarning === null && c.type !== "progress" && !c.blocks.some((b) => b.type === "unknown")) {
+    return NO_KINDS
+  }
+  const out: Array<string> = utf8 ? [INVALID_UTF8] : []
+  if (c.usageNotValid) out.push(USAGE_NOT_VALID)
+  if (c.timestampWarning !== null) out.push(c.timestampWarning)
+  if (c.type === "progress") out.push(PROGRESS_RECORD)
+  else if (c.blocks.some((b) => b.type === "unknown")) out.push(UNKNOWN_BLOCK)
+  return out
+}
+
+const NO_KINDS: ReadonlyArray<string> = []
+
 export class SessionScan {
   /** Physical lines of the main file. */
   lineCount = 0
@@ -122,8 +147,11 @@ export class SessionScan {
       // A last line of zeroed bytes (a power loss's zeroed tail) is not a file still written: counted as zeroed-bytes.
       this.lastLineUnterminated = !terminated && !(c._tag === "LineWarning" && c.kind === "zeroed-bytes")
     }
-    if (invalidUtf8 && c._tag !== "LineWarning" && c._tag !== "Blank") {
-      ;(main ? this.lineWarnings : this.subagentWarnings).add(INVALID_UTF8, lineNumber)
+    // The line's warnings, as a stream reading it counts them (`lineWarningKinds`).
+    const kinds = lineWarningKinds(c, invalidUtf8)
+    if (kinds.length > 0) {
+      const tally = main ? this.lineWarnings : this.subagentWarnings
+      for (const kind of kinds) tally.add(kind, lineNumber)
     }
     const events = eventCountOf(c)
     if (main) this.eventCount += events
@@ -138,7 +166,6 @@ export class SessionScan {
       case "Ignored":
         return
       case "LineWarning":
-        ;(main ? this.lineWarnings : this.subagentWarnings).add(c.kind, lineNumber)
         return
       case "Summary":
         this.summaries.push({ summary: c.summary, leafUuid: c.leafUuid })
@@ -152,11 +179,6 @@ export class SessionScan {
       case "Entry":
         break
     }
-    const warnings = main ? this.lineWarnings : this.subagentWarnings
-    if (c.usageNotValid) warnings.add(USAGE_NOT_VALID, lineNumber)
-    if (c.timestampWarning !== null) warnings.add(c.timestampWarning, lineNumber)
-    if (c.type === "progress") warnings.add(PROGRESS_RECORD, lineNumber)
-    else if (c.blocks.some((b) => b.type === "unknown")) warnings.add(UNKNOWN_BLOCK, lineNumber)
     if (c.type === "assistant" && events > 0) this.responseLines++
     if (c.type === "user" && c.blocks.some((b) => b.type === "document" || b.type === "unknown")) this.contentLines++
     if (c.uuid !== null) this.uuids.add(c.uuid)

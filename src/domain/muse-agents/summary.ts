@@ -63,6 +63,33 @@ export class WarningTally {
   }
 }
 
+/**
+ * The parse-warning kinds one classified line of a transcript counts, in the
+ * order {@link SessionScan.push} counts them (so a stream that reads some of
+ * the lines counts them as discovery's scan does): `invalid-utf8` for a kept
+ * line whose bytes were not valid UTF-8, the kind of a line skipped, a second
+ * `session_header` (`duplicate`: the file's first header is on an earlier
+ * line) as `duplicate-header`, and a record's timestamp warning. Empty for
+ * most lines (no array is made for them).
+ */
+export const lineWarningKinds = (c: Classified, invalidUtf8: boolean, duplicate: boolean): ReadonlyArray<string> => {
+  const utf8 = invalidUtf8 && c._tag !== "LineWarning" && c._tag !== "Blank"
+  switch (c._tag) {
+    case "LineWarning":
+      return [c.kind]
+    case "Header":
+      if (duplicate) return utf8 ? [INVALID_UTF8, "duplicate-header" satisfies LineWarningKind] : ["duplicate-header"]
+      return c.timestampWarning !== null ? (utf8 ? [INVALID_UTF8, c.timestampWarning] : [c.timestampWarning]) : utf8 ? [INVALID_UTF8] : NO_KINDS
+    case "Compaction":
+    case "Item":
+      return c.timestampWarning !== null ? (utf8 ? [INVALID_UTF8, c.timestampWarning] : [c.timestampWarning]) : utf8 ? [INVALID_UTF8] : NO_KINDS
+    default:
+      return utf8 ? [INVALID_UTF8] : NO_KINDS
+  }
+}
+
+const NO_KINDS: ReadonlyArray<string> = []
+
 /** The session header as the scan saw it (the first one; seed 000: once per file). */
 export interface HeaderInfo {
   readonly sessionId: string
@@ -145,7 +172,8 @@ export class SessionScan {
     this.lineCount++
     // A last line of zeroed bytes (a power loss's zeroed tail) is not a file still written: counted as zeroed-bytes.
     this.lastLineUnterminated = !terminated && !(c._tag === "LineWarning" && c.kind === "zeroed-bytes")
-    if (invalidUtf8 && c._tag !== "LineWarning" && c._tag !== "Blank") this.lineWarnings.add(INVALID_UTF8, lineNumber)
+    // The line's warnings, as a stream reading it counts them (`lineWarningKinds`).
+    for (const kind of lineWarningKinds(c, invalidUtf8, c._tag === "Header" && this.header !== null)) this.lineWarnings.add(kind, lineNumber)
     if (c._tag === "LineWarning" && NOT_JSON_KINDS.has(c.kind)) this.notJsonLines++
     else if (c._tag === "LineWarning" && c.kind === OVERSIZED_LINE) this.oversizedLines++
     else if (c._tag !== "Blank") this.readLines++
@@ -154,24 +182,17 @@ export class SessionScan {
       case "Ignored":
         return
       case "LineWarning":
-        this.lineWarnings.add(c.kind, lineNumber)
         return
       case "Header":
-        if (this.header !== null) {
-          this.lineWarnings.add("duplicate-header" satisfies LineWarningKind, lineNumber)
-          return
-        }
+        if (this.header !== null) return
         this.header = { sessionId: c.sessionId, agentId: c.agentId, createdAt: c.createdAt, lineNumber }
-        if (c.timestampWarning !== null) this.lineWarnings.add(c.timestampWarning, lineNumber)
         this.time(c.createdAt)
         return
       case "Compaction":
         this.compactionCount++
-        if (c.timestampWarning !== null) this.lineWarnings.add(c.timestampWarning, lineNumber)
         this.event(c.createdAt)
         return
       case "Item": {
-        if (c.timestampWarning !== null) this.lineWarnings.add(c.timestampWarning, lineNumber)
         this.event(c.createdAt)
         const e = c.entry
         switch (e._tag) {

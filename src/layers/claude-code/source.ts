@@ -53,7 +53,7 @@ import {
 } from "../../domain/claude-code/events.js"
 import { type Classified, classifyLine } from "../../domain/claude-code/records.js"
 import { agentIdOfFile, type ClaudeRoot, resolveClaudeRoot, sessionIdOfFile, subagentsDirOf } from "../../domain/claude-code/root.js"
-import { MAIN, type Part, SessionScan } from "../../domain/claude-code/summary.js"
+import { lineWarningKinds, MAIN, type Part, SessionScan } from "../../domain/claude-code/summary.js"
 import { repeatDiagnostics, type RepeatCounts } from "../../domain/claude-code/record-ids.js"
 import { repeatLine, RepeatScreen } from "./repeats.js"
 import { makeSourceId, redactLocator } from "../../domain/source-id.js"
@@ -591,7 +591,8 @@ const fileEvents = (
   resume: CursorState | undefined,
   onRead: ((read: SourceRead) => void) | undefined,
   beforeResume?: ((c: Classified, lineNumber: number) => void) | undefined,
-  numbers?: { readonly onWarning: (d: Diagnostic) => void; readonly label: string } | undefined
+  numbers?: { readonly onWarning: (d: Diagnostic) => void; readonly label: string } | undefined,
+  onLineWarning?: ((kind: string, lineNumber: number) => void) | undefined
 ): Stream.Stream<SessionEvent, IngestError> =>
   Stream.unwrapScoped(
     Effect.gen(function*() {
@@ -647,6 +648,7 @@ const fileEvents = (
               (t) => t.c,
               (t) => t.lineNumber,
               (t, repeat) => {
+                if (onLineWarning !== undefined) warnLine(repeat ? repeatLine(t.c) : t.c, t.line, t.lineNumber, t.text)
                 // One record per uuid: a repeat as it is yields nothing (its line is not numbered again).
                 if (!repeat) eventsOfLine(t.c, t.line, t.lineNumber, t.text, out)
               },
@@ -656,6 +658,13 @@ const fileEvents = (
           )
         })
       )
+      /** The parse warnings of one line to `onLineWarning`, as the scan counts them (`SessionScan.push`, a repeat as `repeatLine`). */
+      function warnLine(c: Classified, line: Line, lineNumber: number, text: string): void {
+        if (c._tag === "Blank") return
+        // Bytes not valid UTF-8 always decode with a U+FFFD in the text: only such a line is checked.
+        const invalidUtf8 = !line.oversized && text.includes("\uFFFD") && !isValidUtf8(line.bytes)
+        for (const kind of lineWarningKinds(c, invalidUtf8)) onLineWarning!(kind, lineNumber)
+      }
       /** The events of one line (none for a line that is no entry), into `out`. */
       function eventsOfLine(c: Classified, line: Line, lineNumber: number, text: string, out: Array<SessionEvent>): void {
         if (c._tag !== "Entry") {
@@ -772,7 +781,7 @@ export const streamSession = (
       if (state === undefined || cursorIsFor(state, sourceId)) {
         const own = fileEvents(deps, file, sourceId, place, state, onRead, (c, n) => {
           if (c._tag === "Entry") chain.push(c, n)
-        }, numbers(sessionFileLabel(file)))
+        }, numbers(sessionFileLabel(file)), options.onLineWarning)
         if (options.includeSubagents !== true) return own
         return Stream.concat(own, Stream.unwrap(Effect.map(listed, (list) => subagentStreams(list, undefined))))
       }

@@ -51,7 +51,7 @@ import { VANISHED_REMEDY } from "../../domain/vanished.js"
 import { type Damaged, damagedCode, damagedSource, emptiedCause, garbledSource } from "./emptied.js"
 import { rewrittenDiagnostic, type RewrittenEvents, rewrittenSource, SOURCE_REWRITTEN } from "./rewritten.js"
 import { shorterThanImported, SOURCE_TRUNCATED, truncatedSource } from "./truncated.js"
-import { type Diagnostic, type DiscoveredSource, emptySourceSummary, type Locator, type ProviderId, type SessionEvent, type SourceSummary } from "../../domain/model.js"
+import { type Diagnostic, type DiscoveredSource, emptySourceSummary, type Locator, type ParseWarning, type ProviderId, type SessionEvent, type SourceSummary } from "../../domain/model.js"
 import type { AccessPolicyInput } from "../../services/AccessPolicy.js"
 import { type SourceCheckpoint, type CommittedBatch, Index, type SourceInfo } from "../../services/Index.js"
 import {
@@ -68,6 +68,7 @@ import {
   type PartialCause,
   type ProviderCoverage,
   type RejectedSource,
+  type SeenSource,
   type SessionNoLongerShownBy,
   type SupersededSource,
   tallyParseWarnings
@@ -333,6 +334,11 @@ type SourceOutcome =
     readonly diagnostics: ReadonlyArray<Diagnostic>
     /** What a rewritten file no longer holds of what was imported (`./rewritten.ts`), when it dropped imported events. */
     readonly rewritten?: RewrittenEvents | undefined
+    /**
+     * A carried overview's parse warnings with those of the lines this read took that it did not count
+     * ({@link CarriedLines}): the source's warnings now. Absent for an overview discovery made this run.
+     */
+    readonly parseWarnings?: ReadonlyArray<ParseWarning> | undefined
   }
   | { readonly _tag: "rejected"; readonly error: IngestError }
   /** Imported before, and cannot be read now: what was imported is kept as it was (this attempt rolled back). */
@@ -423,6 +429,56 @@ interface Emptied {
   readonly damaged: Damaged
 }
 
+/**
+ * The parse warnings of the lines a read took (`StreamOptions.onLineWarning`)
+ * that a carried overview does not count: an earlier discovery's (a watch's
+ * targeted round: the last full round's), counting the file's lines up to
+ * `after`. A read from the file's start (`after` undefined: a new
+ * generation, a first import) counts every line, and its warnings replace
+ * the overview's. Per kind, the count and first line; and the last line
+ * counted, so that the overview merged with these ({@link mergedWarnings})
+ * counts the lines up to `linesCounted` (a line re-read after its cursor's
+ * is not counted twice).
+ */
+class CarriedLines {
+  readonly byKind = new Map<string, { count: number; firstLine: number }>()
+  lastLine: number
+  constructor(readonly after: number | undefined) {
+    this.lastLine = after ?? 0
+  }
+  readonly onLineWarning = (kind: string, lineNumber: number): void => {
+    if (this.after !== undefined && lineNumber <= this.after) return
+    const w = this.byKind.get(kind)
+    if (w === undefined) this.byKind.set(kind, { count: 1, firstLine: lineNumber })
+    else {
+      w.count++
+      if (lineNumber < w.firstLine) w.firstLine = lineNumber
+    }
+    if (lineNumber > this.lastLine) this.lastLine = lineNumber
+  }
+  /** Nothing counted (a read begun again from the same place). */
+  reset(): void {
+    this.byKind.clear()
+    this.lastLine = this.after ?? 0
+  }
+  /**
+   * `overview`'s warnings with these: replaced by them after a read from the start; else, per kind, the counts
+   * summed and the first line the smaller (the overview's kinds first, in their order).
+   */
+  mergedWarnings(overview: ReadonlyArray<ParseWarning>): ReadonlyArray<ParseWarning> {
+    const read = [...this.byKind].map(([kind, w]) => ({ kind, count: w.count, firstLine: w.firstLine }))
+    if (this.after === undefined) return read
+    if (read.length === 0) return overview
+    const out = overview.map((o) => {
+      const r = this.byKind.get(o.kind)
+      if (r === undefined) return o
+      return { kind: o.kind, count: o.count + r.count, firstLine: o.firstLine === null ? r.firstLine : Math.min(o.firstLine, r.firstLine) }
+    })
+    for (const r of read) if (!overview.some((o) => o.kind === r.kind)) out.push(r)
+    return out
+  }
+}
+
 /** A source's parse warnings as its provider's read gave them (`PARSE_WARNING` diagnostics), by the source's place in the run. */
 type ReadWarnings = Map<number, ReadonlyArray<SourceSummary["parseWarnings"][number]>>
 
@@ -459,16 +515,21 @@ const warningOfDiagnostic = (d: Diagnostic): SourceSummary["parseWarnings"][numb
  * unchanged, the one its checkpoint kept) gave as `PARSE_WARNING` diagnostics
  * of kinds the overview does not count (AgentMux: its discovery reads no
  * session's lines; Claude Code: a subagent's `agent-<id>.meta.json` not valid).
+ * A carried overview (a watch's targeted round) counts, in its place, with
+ * the warnings of the lines this run read after it (`merged`, see
+ * {@link CarriedLines}).
  */
 const parseWarningsOf = (
   work: ReadonlyArray<{ readonly provider: ProviderId; readonly locator: Locator; readonly overview: SourceSummary }>,
-  read: ReadWarnings
+  read: ReadWarnings,
+  /** A carried overview's warnings merged with those of the lines this run read (`CarriedLines`), by the source's place. */
+  merged: ReadonlyMap<number, ReadonlyArray<SourceSummary["parseWarnings"][number]>> = new Map()
 ): ParseWarningsReport =>
   tallyParseWarnings(work.map((w, k) => {
     // Most sources have none (an unchanged one's overview is discovery's): no list made for them. The read's
     // warnings of kinds the overview does not count (a Claude Code subagent's meta.json) are added to its.
     const fromRead = read.get(k)
-    const overview = w.overview.parseWarnings
+    const overview = merged.get(k) ?? w.overview.parseWarnings
     const warnings = fromRead === undefined || fromRead.length === 0
       ? overview
       : overview.length === 0
@@ -578,7 +639,9 @@ const make = Effect.gen(function*() {
     /** A parse worker's answer for this new source (`--jobs`): written as it is when whole. */
     parsed?: Effect.Effect<ParseAnswer>,
     /** The stat discovery took of the file (what `summary` describes): see `./source-drift.ts`. */
-    discovered?: FingerprintStat | undefined
+    discovered?: FingerprintStat | undefined,
+    /** `overview` is an earlier discovery's, counting the file's lines up to this one (see {@link CarriedLines}); undefined: this run's. */
+    linesCounted?: number | undefined
   ): Effect.Effect<SourceOutcome, StoreUnavailable> =>
     Effect.gen(function*() {
       const locator = resolveLocator(rawLocator)
@@ -641,7 +704,8 @@ const make = Effect.gen(function*() {
         }
       }
       const parts = listed?._tag === "Right" ? listed.right : []
-      yield* hooks.source({ provider, locator, summary, overview, parts, perFile: adapter.sourcePerFile === true })
+      const seen: SeenSource = { provider, locator, summary, overview, parts, perFile: adapter.sourcePerFile === true }
+      yield* hooks.source(linesCounted === undefined ? seen : { ...seen, linesCounted })
       const fingerprint = yield* fingerprintOf(access, locator, parts, { wal: adapter.noWal !== true })
       if (checkpoint?.status === "complete" && fingerprint !== null && checkpoint.fingerprint === fingerprint) {
         return { _tag: "unchanged", diagnostics: checkpoint.diagnostics } as const
@@ -716,6 +780,8 @@ const make = Effect.gen(function*() {
       }
       let digests = new PrefixDigests(access)
       const diagnostics: Array<Diagnostic> = []
+      /** The parse warnings of the lines read that the carried overview does not count (none for this run's overview). */
+      let carried = linesCounted === undefined ? undefined : new CarriedLines(linesCounted)
       /** Bindings of the nested logs read (by source id): the end of each one's last imported line. */
       const partBindings = new Map<string, string | undefined>()
       const readOptions = (from: string | undefined) => ({
@@ -723,6 +789,8 @@ const make = Effect.gen(function*() {
         includeSubagents: true,
         onDiagnostic: (d: Diagnostic) => diagnostics.push(d),
         onWarning: (d: Diagnostic) => diagnostics.push(d),
+        // Counted from the line after the carried overview's, or all of them when the read begins at the file's start.
+        onLineWarning: carried === undefined ? undefined : (carried = new CarriedLines(from === undefined ? undefined : linesCounted!)).onLineWarning,
         onTitle: (title: string, sessionId?: string) => {
           readTitle = { title, sessionId: sessionId ?? null }
         },
@@ -877,6 +945,7 @@ const make = Effect.gen(function*() {
         )
       const run = (from: string | undefined) =>
         Effect.suspend(() => {
+          // (A read at once above, `taken`, was a Muse Code source's: it counts no line warnings, `carried` starts anew.)
           const options = readOptions(from)
           const taken = preRead
           preRead = null
@@ -887,11 +956,13 @@ const make = Effect.gen(function*() {
             ? undefined
             : Effect.suspend(() => {
               diagnostics.length = 0
+              carried?.reset()
               partBindings.clear()
               return adapter.streamAtOnce!(locator, options)
             })
           if (readAtOnce === undefined) {
             diagnostics.length = 0
+            carried?.reset()
             partBindings.clear()
             return commitStream(adapter.stream(locator, options))
           }
@@ -901,6 +972,7 @@ const make = Effect.gen(function*() {
               ? Effect.suspend(() => {
                 // Not small: streamed from its start (what the read at once noted is noted again).
                 diagnostics.length = 0
+                carried?.reset()
                 partBindings.clear()
                 return commitStream(adapter.stream(locator, options))
               })
@@ -952,7 +1024,16 @@ const make = Effect.gen(function*() {
       // checkpoint: what the index holds for the source is what a fresh import of the file holds, so a recreated
       // index and a push see the same checkpoint (test/index/push-identity.test.ts).
       const reported = rewritten === undefined ? diagnostics : [...diagnostics, rewrittenDiagnostic(locator.path, rewritten)]
-      return { _tag: "accepted", events: inserted.right, sessions, newGeneration, bytes, diagnostics: reported, rewritten } as const
+      if (carried === undefined) {
+        return { _tag: "accepted", events: inserted.right, sessions, newGeneration, bytes, diagnostics: reported, rewritten } as const
+      }
+      // A carried overview (a watch's targeted round): its warnings with those of the lines read that it did not
+      // count, for this run's report, and for the watch's next targeted round (the lines it counts now with them).
+      const parseWarnings = carried.mergedWarnings(overview.parseWarnings)
+      if (parseWarnings !== overview.parseWarnings || carried.lastLine !== linesCounted) {
+        yield* hooks.source({ ...seen, overview: { ...overview, parseWarnings }, linesCounted: carried.lastLine })
+      }
+      return { _tag: "accepted", events: inserted.right, sessions, newGeneration, bytes, diagnostics: reported, rewritten, parseWarnings } as const
     }).pipe(
       Effect.catchIf(
         (e): e is Exclude<typeof e, StoreUnavailable> => !(e instanceof StoreUnavailable),
@@ -1358,6 +1439,8 @@ const make = Effect.gen(function*() {
         summary: Record<string, unknown>
         overview: SourceSummary
         earlier?: boolean
+        /** The overview is an earlier discovery's, counting the file's lines up to this one (`ImportPlan.explicit[].linesCounted`). */
+        linesCounted?: number | undefined
         /** The stat discovery took of the source's file (`DiscoveredSource.stat`). */
         stat?: FingerprintStat | undefined
         /** The parts discovery looked for (`DiscoveredSource.parts`). */
@@ -1479,7 +1562,9 @@ const make = Effect.gen(function*() {
           locator: e.locator,
           summary: e.summary ?? {},
           overview: e.overview ?? emptySourceSummary(e.locator.sessionId ?? null),
-          earlier: e.summary !== undefined
+          earlier: e.summary !== undefined,
+          // An earlier discovery's overview (a watch's targeted round): the read adds the lines it did not count.
+          linesCounted: e.overview === undefined ? undefined : e.linesCounted ?? e.overview.counts.lines ?? 0
         })
         const p = providers.get(e.provider) ?? {
           provider: e.provider,
@@ -1563,6 +1648,8 @@ const make = Effect.gen(function*() {
        * except those that say how the events were read, none left out ({@link COMPLETE_DIAGNOSTICS}): listed only.
        */
       const readWarnings: ReadWarnings = new Map()
+      /** A carried overview's warnings with those of the lines read this run (a watch's targeted round), by the source's place. */
+      const carriedWarnings = new Map<number, ReadonlyArray<SourceSummary["parseWarnings"][number]>>()
       /** The `code` and `message` of each diagnostic a provider's coverage holds, once the read has added to it. */
       const saidDiagnostics = new Map<ProviderCoverage, Set<string>>()
       const noteDiagnostics = (k: number, w: (typeof work)[number], given: ReadonlyArray<Diagnostic>) => {
@@ -1615,7 +1702,7 @@ const make = Effect.gen(function*() {
         const outcome = yield* importSource(w.provider, w.locator, w.summary, w.overview, sizes, checkpoints, silent ? noUpdate : (committed) => {
           inSource += committed.events
           return onBatch(inSource)
-        }, w.earlier === true, onRead, parsedOf(k), w.stat)
+        }, w.earlier === true, onRead, parsedOf(k), w.stat, w.linesCounted)
         switch (outcome._tag) {
           case "unchanged":
             unchanged++
@@ -1631,6 +1718,7 @@ const make = Effect.gen(function*() {
               newGenerations++
               eventsReimported += outcome.events
             }
+            if (outcome.parseWarnings !== undefined) carriedWarnings.set(k, outcome.parseWarnings)
             for (const g of outcome.rewritten?.sessionsNoLongerShown ?? []) {
               sessionsNoLongerShown.push({ provider: w.provider, path: resolveLocator(w.locator).path, ...g })
             }
@@ -1672,7 +1760,7 @@ const make = Effect.gen(function*() {
       const rejectedByCode: Record<string, number> = {}
       for (const r of rejected) rejectedByCode[r.code] = (rejectedByCode[r.code] ?? 0) + 1
       const list = [...providers.values()]
-      const parseWarnings = parseWarningsOf(work, readWarnings)
+      const parseWarnings = parseWarningsOf(work, readWarnings, carriedWarnings)
       const partial = rejected.length > 0 || list.some((p) => p.coverage === "partial")
       return {
         coverage: partial ? "partial" as const : "complete" as const,

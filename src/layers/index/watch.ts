@@ -710,7 +710,7 @@ export const watch = <E = never>(
         const t0 = performance.now()
         const targeted: ImportPlan = {
           discover: [],
-          explicit: targets.map((s) => ({ provider: s.provider, locator: s.locator, summary: s.summary, overview: s.overview })),
+          explicit: targets.map((s) => ({ provider: s.provider, locator: s.locator, summary: s.summary, overview: s.overview, linesCounted: s.linesCounted })),
           skipped: [],
           batchSize: plan.batchSize,
           commitEvents: plan.commitEvents

@@ -28,7 +28,7 @@ import type { Diagnostic, Inspection, Locator, SessionEvent, Transcript, Transcr
 import { toSessionEvent, yieldsEvent } from "../../domain/muse-agents/events.js"
 import { classifyLine, type Classified } from "../../domain/muse-agents/records.js"
 import { type AgentsRoot, resolveAgentsRoot, SESSIONS_INDEX_FILE } from "../../domain/muse-agents/root.js"
-import { readSessionsIndex, SessionScan, type SessionsIndex } from "../../domain/muse-agents/summary.js"
+import { lineWarningKinds, readSessionsIndex, SessionScan, type SessionsIndex } from "../../domain/muse-agents/summary.js"
 import { TranscriptBuilder } from "../../domain/muse-agents/transcript.js"
 import { makeSourceId, redactLocator } from "../../domain/source-id.js"
 import type { AccessPolicyShape } from "../../services/AccessPolicy.js"
@@ -353,8 +353,8 @@ const findHeader = (deps: AgentsDeps, src: OpenSource) =>
   readLines(src, { maxLineBytes: deps.limits.maxRecordBytes }).pipe(
     // Fast path: only lines that mention the record type are parsed.
     Stream.filter((l) => !l.oversized && l.bytes.indexOf("session_header") !== -1),
-    Stream.map((l) => classifyLine(toRaw(l, l.lineNumber), deps.limits.maxDepth)),
-    Stream.filter((c): c is Extract<Classified, { _tag: "Header" }> => c._tag === "Header"),
+    Stream.map((l) => ({ c: classifyLine(toRaw(l, l.lineNumber), deps.limits.maxDepth), lineNumber: l.lineNumber })),
+    Stream.filter((h): h is { c: Extract<Classified, { _tag: "Header" }>; lineNumber: number } => h.c._tag === "Header"),
     Stream.runHead
   )
 
@@ -376,7 +376,13 @@ export interface TranscriptLineContext {
   readonly cursor: JsonlSource["cursor"]
   readonly tally: InexactTally | undefined
   readonly zeroed: ZeroedLines | undefined
+  /** Where each line's parse warnings go, as discovery's scan counts them (`StreamOptions.onLineWarning`); absent: not counted. */
+  readonly onLineWarning?: ((kind: string, lineNumber: number) => void) | undefined
+  /** The line of the file's first `session_header` (a later one counts `duplicate-header`). */
+  readonly headerLine?: number | undefined
 }
+
+const NO_KINDS: ReadonlyArray<string> = []
 
 /**
  * The events of some lines of a transcript, in order (one per usable line),
@@ -384,12 +390,19 @@ export interface TranscriptLineContext {
  * {@link streamTranscript}, in plain code.
  */
 export const transcriptLineEvents = (ctx: TranscriptLineContext, lines: Iterable<Line>): Array<SessionEvent> => {
-  const { agentId, cursor, lineBase, maxDepth, sessionId, sourceId, tally, textBytes, zeroed } = ctx
+  const { agentId, cursor, lineBase, maxDepth, onLineWarning, sessionId, sourceId, tally, textBytes, zeroed } = ctx
   const out: Array<SessionEvent> = []
   for (const line of lines) {
     const lineNumber = lineBase + line.lineNumber
     const raw = toRaw(line, lineNumber)
     const c = classifyLine(raw, maxDepth)
+    if (onLineWarning !== undefined) {
+      // As the scan counts them (`SessionScan.push`); bytes not valid UTF-8 always decode with a U+FFFD in the text.
+      const invalidUtf8 = !line.oversized && raw.text.includes("\uFFFD") && !isValidUtf8(line.bytes)
+      const duplicate = c._tag === "Header" && lineNumber !== ctx.headerLine
+      const kinds = c._tag === "Blank" ? NO_KINDS : lineWarningKinds(c, invalidUtf8, duplicate)
+      for (const kind of kinds) onLineWarning(kind, lineNumber)
+    }
     if (!yieldsEvent(c)) {
       if (zeroed !== undefined && c._tag === "LineWarning" && c.kind === ZEROED_BYTES) zeroed.add(lineNumber)
       continue
@@ -436,7 +449,7 @@ export const openTranscript = (
     if (Option.isNone(header)) return yield* notASession(file)
     let from = 0
     let lineBase = 0
-    const { cursor, onWarning, textBytes } = options
+    const { cursor, onLineWarning, onWarning, textBytes } = options
     if (cursor !== undefined) {
       const at = yield* src.resume(yield* decodeCursor(cursor, sourceId))
       from = at.next
@@ -453,8 +466,10 @@ export const openTranscript = (
       from,
       context: {
         sourceId,
-        sessionId: header.value.sessionId,
-        agentId: header.value.agentId,
+        sessionId: header.value.c.sessionId,
+        agentId: header.value.c.agentId,
+        headerLine: header.value.lineNumber,
+        onLineWarning,
         lineBase,
         maxDepth: deps.limits.maxDepth,
         textBytes: textBytes === true,
