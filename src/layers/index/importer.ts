@@ -30,6 +30,7 @@
  * @module
  */
 import type { Hash } from "node:crypto"
+import type { SkippedSources } from "../../domain/skipped-unchanged.js"
 import * as nodePath from "node:path"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
@@ -563,6 +564,17 @@ const make = Effect.gen(function*() {
   // What parse workers are built with (`--jobs`): the same policy and limits as the providers here.
   const policy = yield* Effect.serviceOption(AccessPolicy)
   const limits = yield* Effect.serviceOption(ImportLimits)
+  /**
+   * Line logs each provider's discovery skipped whole (`RESOURCE_LIMIT_EXCEEDED`, `SOURCE_GARBLED`), kept for this
+   * importer's lifetime (every round of a watch): one unchanged since is said again without being read again
+   * (`src/domain/skipped-unchanged.ts`; a 20 GB sparse log was read whole at every full round, fix39e "Left").
+   */
+  const skippedByProvider = new Map<ProviderId, SkippedSources>()
+  const skippedOf = (provider: ProviderId): SkippedSources => {
+    let m = skippedByProvider.get(provider)
+    if (m === undefined) skippedByProvider.set(provider, m = new Map())
+    return m
+  }
 
   const importSource = (
     provider: ProviderId,
@@ -1394,7 +1406,7 @@ const make = Effect.gen(function*() {
         const adapter = yield* Effect.either(registry.get(provider))
         if (adapter._tag === "Left") continue
         const known = knownOf(checkpoints, provider)
-        const report = yield* Effect.either(adapter.right.discover({ ...request, known }))
+        const report = yield* Effect.either(adapter.right.discover({ ...request, known, skipped: skippedOf(provider) }))
         if (report._tag === "Left") {
           // Discovery failed (an AgentMux store locked by a writer, damaged, ...): nothing is listed, so nothing is
           // read or counted in a bucket; what was imported from it is kept as it was. The cause names the file the
