@@ -18,10 +18,13 @@
  */
 import type { Diagnostic } from "./model.js"
 
-/** What a discovery remembers of a log it skipped: its {@link skipFingerprintOf} and the diagnostic it was skipped with. */
+/**
+ * What a discovery remembers of a log it skipped: its {@link skipFingerprintOf} and the diagnostic it was skipped
+ * with; null for one the index holds (the importer says it: `SOURCE_GARBLED`, kept as it was), skipped in silence.
+ */
 export interface SkippedSource {
   readonly fingerprint: string
-  readonly diagnostic: Diagnostic
+  readonly diagnostic: Diagnostic | null
 }
 
 /**

@@ -179,6 +179,42 @@ describe("a log skipped whole is not read again while unchanged (fix39e Left)", 
     }).pipe(Effect.provide(importerLayer(a.policy, a.index)))
   }, 120_000)
 
+  it.live("a log imported before and garbled since (kept as it was, SOURCE_GARBLED): not read again while unchanged", () => {
+    const a = setUp()
+    const held = path.join(a.claude, PROJECT, `${GOOD}.jsonl`)
+    return Effect.gen(function*() {
+      const importer = yield* Importer
+      const first = yield* importer.run(a.plan)
+      expect(first.sessionsAdded).toBe(1)
+      // Overwritten in place with lines none of which is JSON: damage, kept as it was (the importer's `garbledSource`).
+      fs.writeFileSync(held, "not json at all\n".repeat(20_000))
+      const size = fs.statSync(held).size
+      readBytes.clear()
+      const read = yield* importer.run(a.plan)
+      expect(bytesOf(held)).toBeGreaterThanOrEqual(size)
+      const said = diagnosticsOf(read, "claude-code", "SOURCE_GARBLED")
+      expect(said.map((d) => d.details?.path)).toEqual([held])
+      expect(said[0].details).not.toHaveProperty("notReadAgain")
+      for (let run = 0; run < 2; run++) {
+        readBytes.clear()
+        const again = yield* importer.run(a.plan)
+        expect(bytesOf(held)).toBe(0)
+        const kept = diagnosticsOf(again, "claude-code", "SOURCE_GARBLED")
+        expect(kept).toHaveLength(1)
+        expect(kept[0].details).toEqual({ ...said[0].details, notReadAgain: "unchanged-since-skipped" })
+        expect(kept[0].message).toBe(`${said[0].message} It was not read again: the file is unchanged since it was skipped (same device, inode, size, modification and change time).`)
+        expect(shapeOf(again)).toEqual(shapeOf(read))
+      }
+      // Put back as it was imported, and one more turn: read again, imported (no SOURCE_GARBLED left).
+      fs.writeFileSync(held, claudeTurnsLog(GOOD, [["user", "hello"], ["assistant", "hi"], ["user", "more"]], "2026-01-02T10:00:00Z"))
+      readBytes.clear()
+      const fixed = yield* importer.run(a.plan)
+      expect(bytesOf(held)).toBeGreaterThan(0)
+      expect(diagnosticsOf(fixed, "claude-code", "SOURCE_GARBLED")).toEqual([])
+      expect(fixed.eventsAdded).toBeGreaterThan(0)
+    }).pipe(Effect.provide(importerLayer(a.policy, a.index)))
+  }, 120_000)
+
   it.live("import --watch: full rounds do not read it again while unchanged; an append reads it again; a fixed file is imported", () => {
     const a = setUp()
     return Effect.gen(function*() {

@@ -207,9 +207,13 @@ export const discoverSessions = (
               Either.isRight(now) && Option.isSome(now.right) && now.right.value.kind === "file" &&
               skipFingerprintOf(now.right.value.stat, deps.limits.maxRecordBytes) === remembered.fingerprint
             ) {
-              skippedNotReadAgain++
-              skip(skippedAgain(remembered.diagnostic))
-              continue
+              // One the index holds is the importer's to say (below), as when it was read.
+              if (remembered.diagnostic === null && known?.has(path) === true) continue
+              if (remembered.diagnostic !== null) {
+                skippedNotReadAgain++
+                skip(skippedAgain(remembered.diagnostic))
+                continue
+              }
             }
             skippedBefore!.delete(path)
           }
@@ -235,10 +239,14 @@ export const discoverSessions = (
             // not a session without a conversation; skipped and said, so coverage is partial (tester37 F2). One the
             // index holds is the importer's to say: it keeps it as it was (`garbledSource`, SOURCE_GARBLED), the same
             // rule, said once.
-            if (known?.has(path) === true) continue
-            const d = garbledDiagnostic(`${p.name}/${e.name}`, s.scan.lineWarnings.toArray(), { project: p.name, file: e.name, path }, deps.limits.maxRecordBytes)
             // Remembered by its stat before the read (`authorizeFile`'s): a write during the read makes it read again.
-            skippedBefore?.set(path, { fingerprint: skipFingerprintOf(s.file.stat, deps.limits.maxRecordBytes), diagnostic: d })
+            const fingerprint = skipFingerprintOf(s.file.stat, deps.limits.maxRecordBytes)
+            if (known?.has(path) === true) {
+              skippedBefore?.set(path, { fingerprint, diagnostic: null })
+              continue
+            }
+            const d = garbledDiagnostic(`${p.name}/${e.name}`, s.scan.lineWarnings.toArray(), { project: p.name, file: e.name, path }, deps.limits.maxRecordBytes)
+            skippedBefore?.set(path, { fingerprint, diagnostic: d })
             skip(d)
             continue
           }

@@ -140,7 +140,9 @@ const discoverAgent = (
         Either.isRight(now) && Option.isSome(now.right) && now.right.value.kind === "file" &&
         skipFingerprintOf(now.right.value.stat, deps.limits.maxRecordBytes) === remembered.fingerprint
       ) {
-        return { _tag: "skipped", diagnostic: skippedAgain(remembered.diagnostic) } as Found
+        // One the index holds is the importer's to say, as when it was read.
+        if (remembered.diagnostic === null && known?.has(path) === true) return { _tag: "held-garbled" } as Found
+        if (remembered.diagnostic !== null) return { _tag: "skipped", diagnostic: skippedAgain(remembered.diagnostic) } as Found
       }
       skippedBefore!.delete(path)
     }
@@ -151,10 +153,14 @@ const discoverAgent = (
       // Lines, none of which could be read (torn, not JSON, zeroed): damage, not a transcript without a header;
       // skipped and said, so coverage is partial (tester37 F2). One the index holds is the importer's to say: it keeps
       // it as it was (`garbledSource`, SOURCE_GARBLED), the same rule, said once.
-      if (known?.has(file.path) === true) return { _tag: "held-garbled" } as Found
-      const diagnostic = garbledDiagnostic(`${agentId}/sessions/${name}`, scan.lineWarnings.toArray(), { agentId, path: file.path }, deps.limits.maxRecordBytes)
       // Remembered by its stat before the read (`authorizeFile`'s): a write during the read makes it read again.
-      skippedBefore?.set(path, { fingerprint: skipFingerprintOf(file.stat, deps.limits.maxRecordBytes), diagnostic })
+      const fingerprint = skipFingerprintOf(file.stat, deps.limits.maxRecordBytes)
+      if (known?.has(file.path) === true) {
+        skippedBefore?.set(path, { fingerprint, diagnostic: null })
+        return { _tag: "held-garbled" } as Found
+      }
+      const diagnostic = garbledDiagnostic(`${agentId}/sessions/${name}`, scan.lineWarnings.toArray(), { agentId, path: file.path }, deps.limits.maxRecordBytes)
+      skippedBefore?.set(path, { fingerprint, diagnostic })
       return { _tag: "skipped", diagnostic } as Found
     }
     if (header === null) return { _tag: "no-header", agentId } as Found
