@@ -11,6 +11,7 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type * as Stream from "effect/Stream"
+import type { SkippedSources } from "../domain/skipped-unchanged.js"
 import { InvalidArgument, type IngestError, type SourceAccessError } from "../domain/errors.js"
 import type {
   Diagnostic,
@@ -37,6 +38,16 @@ export interface DiscoverRequest {
    * workspace). The importer passes what its index holds.
    */
   readonly known?: ReadonlyMap<string, KnownSource> | undefined
+  /**
+   * Line logs an earlier discovery skipped whole (`RESOURCE_LIMIT_EXCEEDED`,
+   * `SOURCE_GARBLED`), by real path, with the fingerprint of their stat and
+   * the diagnostic they were skipped with (`src/domain/skipped-unchanged.ts`).
+   * A provider that scans whole logs (Claude Code, Muse agents) says such a
+   * log, unchanged since, skipped again from it without reading it (one
+   * `lstat`), adds what it skips, and drops what changed. The importer passes
+   * one per provider for its lifetime (every round of a watch).
+   */
+  readonly skipped?: SkippedSources | undefined
 }
 
 /** A source an earlier discovery selected. */

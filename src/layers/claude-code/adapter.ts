@@ -37,7 +37,7 @@ export const makeWith = (
     }
     return {
       descriptor,
-      discover: (request) => discoverSessions(deps, request.known),
+      discover: (request) => discoverSessions(deps, request.known, request.skipped),
       inspect: (locator) => inspectSession(deps, locator),
       stream: (locator, options) => streamSession(deps, locator, options),
       transcript: (locator) => transcriptOf(deps, locator),

@@ -14,6 +14,7 @@
 import * as nodePath from "node:path"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import { LOCATOR_CLASS, PROVIDER } from "../../domain/claude-code/events.js"
 import { agentIdOfFile, isEncodedCwdName, isSessionFileName, sessionIdOfFile } from "../../domain/claude-code/root.js"
 import type { Diagnostic, DiscoveredSource, DiscoveryReport } from "../../domain/model.js"
@@ -22,6 +23,7 @@ import { remedyOfSkips } from "../../domain/skip-remedy.js"
 import { skipDiagnosticOf } from "../../domain/text-encoding.js"
 import { sortKey as timestampSortKey } from "../../domain/timestamps.js"
 import { garbledDiagnostic, isGarbled } from "../../domain/garbled.js"
+import { type SkippedSources, skipFingerprintOf, skippedAgain } from "../../domain/skipped-unchanged.js"
 import { unreadableOf } from "../../domain/unreadable.js"
 import type { KnownSource } from "../../services/SessionSource.js"
 import { type ClaudeDeps, claudeRootOf, flatOwnerOf, folderListingOf, keptSourceProbed, overviewOf, scanSession, summaryOf } from "./source.js"
@@ -55,9 +57,17 @@ const NOT_A_FOLDER_REMEDY =
  * since is listed again from that summary, without reading it
  * ({@link keptSourceProbed}): one `lstat` of its log, its subagents looked for in
  * the project folder's listing, and `parts` none (the importer lists them
- * not again): what makes an unchanged re-import a stat per session.
+ * not again): what makes an unchanged re-import a stat per session. A log
+ * skipped whole before (`skippedBefore`: every line over `maxRecordBytes`, or
+ * none that reads as JSON) and unchanged since (one `lstat`) is skipped again
+ * with the same diagnostic, not read again, said in it
+ * (`src/domain/skipped-unchanged.ts`); one this run skips is added to it.
  */
-export const discoverSessions = (deps: ClaudeDeps, known?: ReadonlyMap<string, KnownSource> | undefined): Effect.Effect<DiscoveryReport> =>
+export const discoverSessions = (
+  deps: ClaudeDeps,
+  known?: ReadonlyMap<string, KnownSource> | undefined,
+  skippedBefore?: SkippedSources | undefined
+): Effect.Effect<DiscoveryReport> =>
   Effect.gen(function*() {
     const root = claudeRootOf(deps)
     const base = { claudeRoot: root.path, rootOrigin: root.origin }
@@ -92,7 +102,7 @@ export const discoverSessions = (deps: ClaudeDeps, known?: ReadonlyMap<string, K
     const rootPath = real.right
     const diagnostics: Array<Diagnostic> = []
     const found: Array<DiscoveredSource> = []
-    let projects = 0, filesRead = 0, skipped = 0, omitted = 0, unchanged = 0
+    let projects = 0, filesRead = 0, skipped = 0, omitted = 0, unchanged = 0, skippedNotReadAgain = 0
     /** The root holds a folder named `projects` (Claude Code's config folder, `~/.claude`, named instead of its `projects/`). */
     let holdsProjects = false
     /** Session logs (`<session-uuid>.jsonl` files) right in the root: a project folder named as the root. */
@@ -189,6 +199,24 @@ export const discoverSessions = (deps: ClaudeDeps, known?: ReadonlyMap<string, K
               continue
             }
           }
+          // Skipped whole before and unchanged since (its stat, one `lstat`): skipped again, said, not read again.
+          const remembered = skippedBefore?.get(path)
+          if (remembered !== undefined) {
+            const now = yield* Effect.either(deps.access.probe(path))
+            if (
+              Either.isRight(now) && Option.isSome(now.right) && now.right.value.kind === "file" &&
+              skipFingerprintOf(now.right.value.stat, deps.limits.maxRecordBytes) === remembered.fingerprint
+            ) {
+              // One the index holds is the importer's to say (below), as when it was read.
+              if (remembered.diagnostic === null && known?.has(path) === true) continue
+              if (remembered.diagnostic !== null) {
+                skippedNotReadAgain++
+                skip(skippedAgain(remembered.diagnostic))
+                continue
+              }
+            }
+            skippedBefore!.delete(path)
+          }
           const authorized = yield* Effect.either(deps.access.authorizeFile(path, [rootPath]))
           const scanned = yield* Effect.either(
             Either.isLeft(authorized) ? Effect.fail(authorized.left) : scanSession(deps, authorized.right)
@@ -211,8 +239,15 @@ export const discoverSessions = (deps: ClaudeDeps, known?: ReadonlyMap<string, K
             // not a session without a conversation; skipped and said, so coverage is partial (tester37 F2). One the
             // index holds is the importer's to say: it keeps it as it was (`garbledSource`, SOURCE_GARBLED), the same
             // rule, said once.
-            if (known?.has(path) === true) continue
-            skip(garbledDiagnostic(`${p.name}/${e.name}`, s.scan.lineWarnings.toArray(), { project: p.name, file: e.name, path }, deps.limits.maxRecordBytes))
+            // Remembered by its stat before the read (`authorizeFile`'s): a write during the read makes it read again.
+            const fingerprint = skipFingerprintOf(s.file.stat, deps.limits.maxRecordBytes)
+            if (known?.has(path) === true) {
+              skippedBefore?.set(path, { fingerprint, diagnostic: null })
+              continue
+            }
+            const d = garbledDiagnostic(`${p.name}/${e.name}`, s.scan.lineWarnings.toArray(), { project: p.name, file: e.name, path }, deps.limits.maxRecordBytes)
+            skippedBefore?.set(path, { fingerprint, diagnostic: d })
+            skip(d)
             continue
           }
           if (!s.scan.listable) {
@@ -343,7 +378,7 @@ export const discoverSessions = (deps: ClaudeDeps, known?: ReadonlyMap<string, K
         : null,
       sources: found,
       diagnostics,
-      receipts: { ...base, claudeRoot: rootPath, projectFolders: projects, ownSessionLogs: ownLogs, filesRead, unchangedNotRead: unchanged, listed: found.length, omitted, skipped },
+      receipts: { ...base, claudeRoot: rootPath, projectFolders: projects, ownSessionLogs: ownLogs, filesRead, unchangedNotRead: unchanged, listed: found.length, omitted, skipped, skippedNotReadAgain },
       // The root went through: a checkpointed session below it that is no longer listed is checked by the importer.
       roots: [rootPath],
       omitted: (omitted > 0 ? { "no-conversation": omitted } : {}) as Record<string, number>

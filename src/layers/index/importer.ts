@@ -30,6 +30,7 @@
  * @module
  */
 import type { Hash } from "node:crypto"
+import { NOT_READ_AGAIN, type SkippedSources } from "../../domain/skipped-unchanged.js"
 import * as nodePath from "node:path"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
@@ -427,6 +428,8 @@ interface Emptied {
   readonly provider: ProviderId
   readonly path: string
   readonly damaged: Damaged
+  /** Found so by an earlier run of this importer, the file unchanged since: not read again (`keptDamaged`). */
+  readonly notReadAgain?: boolean | undefined
 }
 
 /**
@@ -624,6 +627,24 @@ const make = Effect.gen(function*() {
   // What parse workers are built with (`--jobs`): the same policy and limits as the providers here.
   const policy = yield* Effect.serviceOption(AccessPolicy)
   const limits = yield* Effect.serviceOption(ImportLimits)
+  /**
+   * Line logs each provider's discovery skipped whole (`RESOURCE_LIMIT_EXCEEDED`, `SOURCE_GARBLED`), kept for this
+   * importer's lifetime (every round of a watch): one unchanged since is said again without being read again
+   * (`src/domain/skipped-unchanged.ts`; a 20 GB sparse log was read whole at every full round, fix39e "Left").
+   */
+  const skippedByProvider = new Map<ProviderId, SkippedSources>()
+  /**
+   * Sources imported before, no longer listed and kept as damaged (`Emptied`: emptied, zeroed, cut back, garbled), by
+   * source key: the fingerprint of their files then and their checkpoint's; for this importer's lifetime. One whose
+   * fingerprint and checkpoint are the same again is kept as damaged again without reading it again (its imported
+   * prefix hashed, its bytes looked through: a whole 20 GB file at every full round of a watch).
+   */
+  const keptDamaged = new Map<string, { readonly fingerprint: string; readonly checkpoint: string | null; readonly emptied: Emptied }>()
+  const skippedOf = (provider: ProviderId): SkippedSources => {
+    let m = skippedByProvider.get(provider)
+    if (m === undefined) skippedByProvider.set(provider, m = new Map())
+    return m
+  }
 
   const importSource = (
     provider: ProviderId,
@@ -1181,6 +1202,18 @@ const make = Effect.gen(function*() {
         const parts = listed?._tag === "Right" ? listed.right : []
         const fingerprint = yield* fingerprintOf(access, c.locator, parts, { wal: adapter.value.noWal !== true })
         if (fingerprint !== null && fingerprint === c.fingerprint) continue
+        // Kept as damaged by an earlier run of this importer, and unchanged since (its file, its checkpoint): again, unread.
+        const before = keptDamaged.get(c.sourceKey)
+        if (before !== undefined && fingerprint !== null && before.fingerprint === fingerprint && before.checkpoint === c.fingerprint) {
+          emptied.push({ ...before.emptied, notReadAgain: true })
+          continue
+        }
+        keptDamaged.delete(c.sourceKey)
+        /** Kept as damaged: said, and remembered by the fingerprint taken before the file was read. */
+        const keep = (e: Emptied) => {
+          emptied.push(e)
+          if (fingerprint !== null) keptDamaged.set(c.sourceKey, { fingerprint, checkpoint: c.fingerprint, emptied: e })
+        }
         const changed = yield* Effect.either(changedPrefix(access, c, c.locator, fingerprint, parts, new PrefixDigests(access)))
         if (changed._tag === "Left") {
           // Its prefix could not be read: nothing is known of it, so it is kept as it is (fail closed).
@@ -1198,14 +1231,14 @@ const make = Effect.gen(function*() {
             continue
           }
           if (damaged.right !== undefined) {
-            emptied.push({ provider: c.provider, path: c.locator.path, damaged: damaged.right })
+            keep({ provider: c.provider, path: c.locator.path, damaged: damaged.right })
             continue
           }
           // Cut back to a prefix of what was imported, too short now for discovery to list it as a session (a
           // transcript cut before its first prompt): damage, kept as it was, as when it is listed (`./truncated.ts`).
           const cut = yield* Effect.either(truncatedSource(access, adapter.value, index, c.sourceKey, c, c.locator))
           if (cut._tag === "Right" && cut.right !== undefined) {
-            emptied.push({ provider: c.provider, path: c.locator.path, damaged: { path: c.locator.path, lost: { _tag: "truncated", ...cut.right } } })
+            keep({ provider: c.provider, path: c.locator.path, damaged: { path: c.locator.path, lost: { _tag: "truncated", ...cut.right } } })
             continue
           }
           // Overwritten in place with lines none of which reads as JSON (garbage where the session was): no longer
@@ -1214,7 +1247,7 @@ const make = Effect.gen(function*() {
           if (adapter.value.sourcePerFile === true) {
             const garbled = yield* Effect.either(garbledSource(access, c.locator.path, c))
             if (garbled._tag === "Right" && garbled.right !== undefined) {
-              emptied.push({ provider: c.provider, path: c.locator.path, damaged: garbled.right })
+              keep({ provider: c.provider, path: c.locator.path, damaged: garbled.right })
               continue
             }
           }
@@ -1477,7 +1510,7 @@ const make = Effect.gen(function*() {
         const adapter = yield* Effect.either(registry.get(provider))
         if (adapter._tag === "Left") continue
         const known = knownOf(checkpoints, provider)
-        const report = yield* Effect.either(adapter.right.discover({ ...request, known }))
+        const report = yield* Effect.either(adapter.right.discover({ ...request, known, skipped: skippedOf(provider) }))
         if (report._tag === "Left") {
           // Discovery failed (an AgentMux store locked by a writer, damaged, ...): nothing is listed, so nothing is
           // read or counted in a bucket; what was imported from it is kept as it was. The cause names the file the
@@ -1604,8 +1637,11 @@ const make = Effect.gen(function*() {
         const p = providers.get(e.provider) ?? { provider: e.provider, status: "checked", coverage: "complete", sourceCount: 0, reasonCode: null, remediation: null, diagnostics: [] }
         providers.set(e.provider, p)
         const { lost } = e.damaged
-        const { problem, remedy } = emptiedCause(e.damaged.path, lost)
-        const details = lost._tag === "zeroed"
+        const cause = emptiedCause(e.damaged.path, lost)
+        const { remedy } = cause
+        // Not read again (unchanged since an earlier run found it so): said, in the cause too (said once with it).
+        const problem = e.notReadAgain === true ? `${cause.problem} ${NOT_READ_AGAIN}` : cause.problem
+        const found = lost._tag === "zeroed"
           ? { path: e.path, file: e.damaged.path, size: lost.size, zeroedFrom: lost.from, zeroedBytes: lost.length }
           : lost._tag === "not-utf8"
           ? { path: e.path, file: e.damaged.path, size: lost.size, encoding: lost.encoding.encoding, byteOrderMark: lost.encoding.byteOrderMark }
@@ -1614,6 +1650,7 @@ const make = Effect.gen(function*() {
           : lost._tag === "garbled"
           ? { path: e.path, file: e.damaged.path, size: lost.size, linesNotJson: lost.lines }
           : { path: e.path, size: lost.size }
+        const details = e.notReadAgain === true ? { ...found, notReadAgain: "unchanged-since-skipped" } : found
         const code = damagedCode(lost)
         p.diagnostics = [...p.diagnostics, { code, message: problem, remediation: remedy, details }]
         partialProvider(p, code, problem, remedy, e.path)

@@ -234,6 +234,52 @@ const withTreeCauses = (
   return { ...report, coverage: "partial", causes, remediations: causes.map(causeLine) }
 }
 
+/** A named root that resolves to another real path than when the watch first went through it. */
+interface MovedRoot {
+  /** The root as named (`--claude-root`, ...), absolute. */
+  readonly named: string
+  /** Its real path then, and now. */
+  readonly was: string
+  readonly now: string
+  /** The providers whose discovery went through it. */
+  readonly providers: ReadonlyArray<ProviderId>
+}
+
+/** The code of a watched root that resolves to another place ({@link movedRootsReport}). */
+export const WATCHED_ROOT_MOVED = "WATCHED_ROOT_MOVED"
+
+/**
+ * A full round's report when named roots resolve elsewhere than when the watch first went through them (the root
+ * swapped for a symlink to the folder moved away, `mv root root-real && ln -s root-real root`; tester39 F8). Such a
+ * root is not followed, as session-ingest follows no symlink below a root (README, "Where sessions are looked for";
+ * docs/import.md: a source replaced by a symlink is kept as gone and the link never read): the round did not
+ * discover its providers, so the sessions imported from its old place are kept as they were (none gone, none
+ * superseded) and none is imported a second time from the new place (before, every session was listed twice). Each
+ * such provider is `unavailable`, partial, with a {@link WATCHED_ROOT_MOVED} diagnostic and cause naming both places.
+ * Once the root resolves to its old place again (the folder put back) the rounds go on as before.
+ */
+const movedRootsReport = (report: ImportReport, moved: ReadonlyArray<MovedRoot>): ImportReport => {
+  const providers = [...report.providers]
+  const causes = [...report.causes]
+  for (const m of moved) {
+    const problem = `The watched root ${m.named} now resolves to ${m.now}, not to ${m.was} as when the watch started reading it (it was swapped for a symlink, or moved); a watched root is not followed to another place, so its sessions were not read this round, and those imported from ${m.was} are kept as they were.`
+    const remedy = `Put the folder back at ${m.named}; or stop the watch and start it again to read ${m.now} (its sessions are then imported as new sources beside those kept from ${m.was}).`
+    for (const provider of m.providers) {
+      // The remedy in the message too: a watch's text round prints the diagnostics, not the causes.
+      const diagnostic = { code: WATCHED_ROOT_MOVED, message: `${problem} ${remedy}`, remediation: remedy, details: { root: m.named, was: m.was, now: m.now } }
+      const at = providers.findIndex((p) => p.provider === provider)
+      if (at >= 0) {
+        const p = providers[at]
+        providers[at] = { ...p, coverage: "partial", reasonCode: p.reasonCode ?? WATCHED_ROOT_MOVED, diagnostics: [...p.diagnostics, diagnostic] }
+      } else {
+        providers.push({ provider, status: "unavailable", coverage: "partial", sourceCount: 0, reasonCode: WATCHED_ROOT_MOVED, remediation: remedy, diagnostics: [diagnostic] })
+      }
+      causes.push({ provider, code: WATCHED_ROOT_MOVED, path: m.named, problem, remedy })
+    }
+  }
+  return { ...report, coverage: "partial", providers, causes, remediations: causes.map(causeLine) }
+}
+
 /** What the watch verified of one source file (see the module's doc). */
 interface Verified {
   readonly binding: string
@@ -366,6 +412,13 @@ export class WatchMemory {
       if (old !== undefined && old.changed && now - old.at < recheckMs) this.notSources.set(p, { at: old.at, stamp, changed: true })
       else this.notSources.set(p, { at: now, stamp, changed: false })
     }
+  }
+
+  /** The providers whose discovery went through `root` (a real path) in the last full round. */
+  providersAt(root: string): ReadonlyArray<ProviderId> {
+    const out: Array<ProviderId> = []
+    for (const [provider, roots] of this.roots) if (roots.includes(root)) out.push(provider)
+    return out
   }
 
   /** The folders to watch: each root recursively, and the folder of every source outside them. */
@@ -687,6 +740,57 @@ export const watch = <E = never>(
       return added
     })
 
+    /**
+     * Each named root's real path when a full round first went through it, with the providers whose discovery did
+     * (see {@link movedRootsReport}): a root that resolves to another place later is not followed there.
+     */
+    const pinned = new Map<string, { readonly real: string; readonly providers: ReadonlyArray<ProviderId> }>()
+    const realOf = (p: string): string | undefined => {
+      try {
+        return NFS.realpathSync(p)
+      } catch {
+        return undefined
+      }
+    }
+    /** After a full round: pin the named roots its discovery went through, not pinned yet. */
+    const pinRoots = () => {
+      for (const r of namedRoots) {
+        if (pinned.has(r)) continue
+        const real = realOf(r)
+        const providers = real === undefined ? [] : memory.providersAt(real)
+        if (real !== undefined && providers.length > 0) {
+          pinned.set(r, { real, providers })
+          resolvedAs.set(r, real)
+        }
+      }
+    }
+    /** Each pinned root's real path when last looked at (by the fallback scan): a change of it makes one full round. */
+    const resolvedAs = new Map<string, string | undefined>()
+    /**
+     * The pinned roots whose real path changed since last looked at (swapped for a symlink, moved, put back): a move
+     * of a watched folder itself is not reliably an event of its watcher, and a folder moved and linked back at once
+     * stays the same folder to `stat`, so nothing else would see it before the poll.
+     */
+    const rootsResolvedElsewhere = (): ReadonlyArray<string> => {
+      const out: Array<string> = []
+      for (const named of pinned.keys()) {
+        const now = realOf(named)
+        if (now === resolvedAs.get(named)) continue
+        resolvedAs.set(named, now)
+        out.push(named)
+      }
+      return out
+    }
+    /** The pinned roots that resolve to another real path now (a missing one is no move: discovery says it missing). */
+    const movedRoots = (): ReadonlyArray<MovedRoot> => {
+      const out: Array<MovedRoot> = []
+      for (const [named, pin] of pinned) {
+        const now = realOf(named)
+        if (now !== undefined && now !== pin.real) out.push({ named, was: pin.real, now, providers: pin.providers })
+      }
+      return out
+    }
+
     /** The causes of partial coverage of the last full round (carried by targeted rounds: `withTreeCauses`). */
     let lastFullCauses: ReadonlyArray<PartialCause> = []
     /** The paths the last round named in its causes or its providers' diagnostics (not taken for "no source": `markNoSources`). */
@@ -715,15 +819,23 @@ export const watch = <E = never>(
           batchSize: plan.batchSize,
           commitEvents: plan.commitEvents
         }
-        const ran = yield* Effect.suspend(() => {
+        // A named root that resolves elsewhere now (swapped for a symlink, moved): its providers are not discovered.
+        const moved = full ? movedRoots() : []
+        const away = new Set(moved.flatMap((m) => m.providers))
+        const fullPlan: ImportPlan = away.size === 0 ? plan : { ...plan, discover: plan.discover.filter((e) => !away.has(e.provider)) }
+        const imported = yield* Effect.suspend(() => {
           if (full) memory.beginFull()
-          return importer.run(full ? plan : targeted)
+          return importer.run(full ? fullPlan : targeted)
         }).pipe(
           Effect.onExit((exit) => Effect.sync(() => full && memory.endFull(exit._tag === "Success"))),
           Effect.retry(OUTAGE_RETRY.pipe(Schedule.tapInput((e: unknown) => (isOutage(e) ? noteOutage(e) : Effect.void)))),
           Effect.tap(() => Effect.sync(() => (outage = undefined)))
         )
-        if (full) lastFullCauses = ran.causes
+        const ran = moved.length === 0 ? imported : movedRootsReport(imported, moved)
+        if (full) {
+          lastFullCauses = ran.causes
+          pinRoots()
+        }
         const report = full ? ran : withTreeCauses(ran, lastFullCauses, targets)
         const ms = performance.now() - t0
         if (full) {
@@ -819,6 +931,10 @@ export const watch = <E = never>(
           let news = false
           for (const p of scanner.tick()) {
             if (memory.sourceOf(p) !== undefined || memory.dirty.has(p)) continue
+            memory.dirty.add(p)
+            news = true
+          }
+          for (const p of rootsResolvedElsewhere()) {
             memory.dirty.add(p)
             news = true
           }

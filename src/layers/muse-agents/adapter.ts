@@ -40,7 +40,7 @@ export const makeWith = (
     }
     return {
       descriptor,
-      discover: (request) => discoverAgents(deps, request.known),
+      discover: (request) => discoverAgents(deps, request.known, request.skipped),
       inspect: (locator) => inspectTranscript(deps, locator),
       stream: (locator, options) => streamTranscript(deps, locator, options),
       transcript: (locator) => transcriptOf(deps, locator),

@@ -13,11 +13,14 @@
 import type { KnownSource } from "../../services/SessionSource.js"
 import * as nodePath from "node:path"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import type { Diagnostic, DiscoveredSource, DiscoveryReport } from "../../domain/model.js"
 import { SESSIONS_DIR, transcriptFileName } from "../../domain/muse-agents/root.js"
 import { isNotAFolder, notAFolderOf } from "../../domain/not-a-folder.js"
 import { garbledDiagnostic, isGarbled } from "../../domain/garbled.js"
 import { remedyOfSkips } from "../../domain/skip-remedy.js"
+import { type SkippedSources, skipFingerprintOf, skippedAgain } from "../../domain/skipped-unchanged.js"
 import { skipDiagnosticOf } from "../../domain/text-encoding.js"
 import { type AgentsDeps, agentsRootOf, indexDiagnostic, LOCATOR_CLASS, readIndexBeside, scanTranscript } from "./source.js"
 
@@ -98,7 +101,8 @@ const discoverAgent = (
   deps: AgentsDeps,
   root: string,
   agentId: string,
-  known: ReadonlyMap<string, KnownSource> | undefined
+  known: ReadonlyMap<string, KnownSource> | undefined,
+  skippedBefore: SkippedSources | undefined
 ): Effect.Effect<Found> =>
   Effect.gen(function*() {
     const agentDir = nodePath.join(root, agentId)
@@ -127,18 +131,37 @@ const discoverAgent = (
     if (transcript.kind !== "file") {
       return skipped("NOT_A_FILE", agentId, `${agentId}/sessions/${name} is not a regular file.`)
     }
-    const file = yield* deps.access.authorizeFile(nodePath.join(sessionsDir, name), [root])
+    const path = nodePath.join(sessionsDir, name)
+    // Skipped whole before and unchanged since (its stat, one `lstat`): skipped again, said, not read again.
+    const remembered = skippedBefore?.get(path)
+    if (remembered !== undefined) {
+      const now = yield* Effect.either(deps.access.probe(path))
+      if (
+        Either.isRight(now) && Option.isSome(now.right) && now.right.value.kind === "file" &&
+        skipFingerprintOf(now.right.value.stat, deps.limits.maxRecordBytes) === remembered.fingerprint
+      ) {
+        // One the index holds is the importer's to say, as when it was read.
+        if (remembered.diagnostic === null && known?.has(path) === true) return { _tag: "held-garbled" } as Found
+        if (remembered.diagnostic !== null) return { _tag: "skipped", diagnostic: skippedAgain(remembered.diagnostic) } as Found
+      }
+      skippedBefore!.delete(path)
+    }
+    const file = yield* deps.access.authorizeFile(path, [root])
     const { scan, sourceId } = yield* scanTranscript(deps, file)
     const header = scan.header
     if (isGarbled(scan.readLines, scan.notJsonLines, scan.oversizedLines)) {
       // Lines, none of which could be read (torn, not JSON, zeroed): damage, not a transcript without a header;
       // skipped and said, so coverage is partial (tester37 F2). One the index holds is the importer's to say: it keeps
       // it as it was (`garbledSource`, SOURCE_GARBLED), the same rule, said once.
-      if (known?.has(file.path) === true) return { _tag: "held-garbled" } as Found
-      return {
-        _tag: "skipped",
-        diagnostic: garbledDiagnostic(`${agentId}/sessions/${name}`, scan.lineWarnings.toArray(), { agentId, path: file.path }, deps.limits.maxRecordBytes)
-      } as Found
+      // Remembered by its stat before the read (`authorizeFile`'s): a write during the read makes it read again.
+      const fingerprint = skipFingerprintOf(file.stat, deps.limits.maxRecordBytes)
+      if (known?.has(file.path) === true) {
+        skippedBefore?.set(path, { fingerprint, diagnostic: null })
+        return { _tag: "held-garbled" } as Found
+      }
+      const diagnostic = garbledDiagnostic(`${agentId}/sessions/${name}`, scan.lineWarnings.toArray(), { agentId, path: file.path }, deps.limits.maxRecordBytes)
+      skippedBefore?.set(path, { fingerprint, diagnostic })
+      return { _tag: "skipped", diagnostic } as Found
     }
     if (header === null) return { _tag: "no-header", agentId } as Found
     if (!scan.listable) return { _tag: "empty", agentId } as Found
@@ -222,9 +245,17 @@ const discoverAgent = (
  * candidate that cannot be read is skipped with a diagnostic and makes
  * coverage `partial`. Transcripts seed 000 leaves out are counted in
  * `omitted` by reason and named in `SESSION_OMITTED` diagnostics (details
- * `{agentId, reason}`; content-free).
+ * `{agentId, reason}`; content-free). A transcript skipped whole before
+ * (`skippedBefore`: every line over `maxRecordBytes`, or none that reads as
+ * JSON) and unchanged since (one `lstat`) is skipped again with the same
+ * diagnostic, not read again, said in it (`src/domain/skipped-unchanged.ts`);
+ * one this run skips is added to it.
  */
-export const discoverAgents = (deps: AgentsDeps, known?: ReadonlyMap<string, KnownSource> | undefined): Effect.Effect<DiscoveryReport> =>
+export const discoverAgents = (
+  deps: AgentsDeps,
+  known?: ReadonlyMap<string, KnownSource> | undefined,
+  skippedBefore?: SkippedSources | undefined
+): Effect.Effect<DiscoveryReport> =>
   Effect.gen(function*() {
     const root = agentsRootOf(deps)
     const real = yield* Effect.either(deps.access.authorizeRoot(root.path))
@@ -288,7 +319,7 @@ export const discoverAgents = (deps: AgentsDeps, known?: ReadonlyMap<string, Kno
       }
       const folders = entries.right.filter((e) => e.kind === "directory")
       agentFolders = folders.length
-      const found = yield* Effect.forEach(folders, (f) => discoverAgent(deps, rootPath, f.name, known), { concurrency: 4 })
+      const found = yield* Effect.forEach(folders, (f) => discoverAgent(deps, rootPath, f.name, known, skippedBefore), { concurrency: 4 })
       for (const f of found) {
         switch (f._tag) {
           case "listed":
