@@ -8,7 +8,7 @@
 import type * as SqlClient from "@effect/sql/SqlClient"
 import { legacySourceSummary, upgradeEvent } from "../../domain/contract-upgrade.js"
 import { CANONICAL_PAYLOAD, type CanonicalText } from "../../domain/json.js"
-import { CONTRACT_VERSION, type Diagnostic, type Locator, type ProviderId, type SessionEvent, type SourceSummary } from "../../domain/model.js"
+import { CONTRACT_VERSION, type Diagnostic, type Locator, type ProviderId, SessionEvent, type SourceSummary } from "../../domain/model.js"
 import { toolInputText } from "../../domain/tool-input-text.js"
 import { compareTimestamps, sortKey } from "../../domain/timestamps.js"
 import type { QueryNode } from "../../domain/search/query.js"
@@ -738,7 +738,13 @@ const T = {
   wNull: 12,
   wTrue: 13,
   wFalse: 14,
-  wString: 15
+  wString: 15,
+  /** The top-level keys whose value is null, as a bit mask (an event of {@link EVENT_KEYS}, {@link leanTop}). */
+  nullMask: 16,
+  /** A word key's word (an event of {@link EVENT_KEYS}: the key is the token's string). */
+  wordOf: 17,
+  /** An object key's kept object (an event of {@link EVENT_KEYS}: the key is the token's string). */
+  objectOf: 18
 } as const
 
 let trie = new Map<string, SigNode>()
@@ -887,6 +893,17 @@ export const leanEvent = (e: SessionEvent, options?: LeanOptions): LeanEvent | n
 }
 
 /**
+ * {@link leanEvent} without its shorter walk for an event of the contract's
+ * key layout (`leanTop`): every event walked key by key. The same answer as
+ * `leanEvent`; for the tests that compare the two walks
+ * (`test/index/lean-top.test.ts`).
+ */
+export const leanEventByKeys = (e: SessionEvent, options?: LeanOptions): LeanEvent | null => {
+  const l = leanCore(e, options, true)
+  return l === null ? null : { shape: l.shape, body: bodyText(l.body, l.payloadAt, l.canonical) }
+}
+
+/**
  * {@link leanEvent} (without options: the lean stream's `lean-1`) with its
  * body in parts ({@link LeanBodyParts}): the same shape, and the parts
  * joined are the same body text. The lean stream's writer copies the
@@ -900,20 +917,168 @@ export const leanEventParts = (e: SessionEvent): { readonly shape: string; reado
   return l === null ? null : { shape: l.shape, body: bodySplit(l.body, l.payloadAt, l.canonical) }
 }
 
-/** What {@link leanEvent} works out before its body is written: the shape, the body's values, and where the payload of a carried text is. */
-const leanCore = (
+/**
+ * The contract's keys in the order every provider's mapper writes them (the
+ * `SessionEvent` schema's order). An event with exactly these keys, in this
+ * order, each with a value, is leaned by {@link leanTop}.
+ */
+const EVENT_KEYS: ReadonlyArray<string> = Object.keys(SessionEvent.fields)
+/** {@link KEY_ROLES} of each of {@link EVENT_KEYS} (0: its value goes into the body). */
+const EVENT_ROLES: ReadonlyArray<number> = EVENT_KEYS.map((k) => KEY_ROLES.get(k) ?? 0)
+/** The root of the signatures {@link leanTop} walks, by contract version (apart from `leanCore`'s: other tokens). */
+const TOP_ROOT = "\u0000top\u0000"
+
+/**
+ * The values of an event's keys when it has exactly {@link EVENT_KEYS}, in
+ * that order, each with a value (what every mapper makes); else undefined.
+ */
+const eventLayoutValues = (ev: Record<string, unknown>): Array<unknown> | undefined => {
+  const all = Object.keys(ev)
+  if (all.length !== EVENT_KEYS.length) return undefined
+  for (let i = 0; i < all.length; i++) if (all[i] !== EVENT_KEYS[i]) return undefined
+  const vs = Object.values(ev)
+  for (let i = 0; i < vs.length; i++) if (vs[i] === undefined) return undefined
+  return vs
+}
+
+type LeanParts = { shape: string; body: Array<unknown>; payloadAt: readonly [number, number] | undefined; canonical: CanonicalText | undefined }
+
+/**
+ * The references of `e`'s typed fields that restate a value of its
+ * `extensions` (see {@link findRef}), the trie walked with them from `node`
+ * (`[refs, node]`).
+ */
+const refsOf = (
   e: SessionEvent,
+  ev: Record<string, unknown>,
+  node: SigNode,
   options: LeanOptions | undefined
-): { shape: string; body: Array<unknown>; payloadAt: readonly [number, number] | undefined; canonical: CanonicalText | undefined } | null => {
+): [Record<string, ReadonlyArray<string | number>> | undefined, SigNode] => {
+  let refs: Record<string, ReadonlyArray<string | number>> | undefined
+  if (isPlain(e.extensions)) {
+    for (const k of REF_KEYS) {
+      const v = ev[k]
+      if (v === null || v === undefined || (typeof v === "string" ? v.length < REF_MIN_CHARS : typeof v !== "object")) continue
+      // The first place in `extensions` that restates it, in key order: the event alone decides (never the events
+      // leaned before it), so an event has one shape whichever thread or run leans it (`import --jobs N`).
+      const ref = findRef(e.extensions, v, options?.inputText === true && k === "text")
+      if (ref !== null) {
+        ;(refs ??= {})[k] = ref
+        node = step(step(node, T.ref, k), T.refPath, JSON.stringify(ref))
+      }
+    }
+  }
+  return [refs, node]
+}
+
+/**
+ * The values of `extensions` (an object) for the body, pushed onto `body` as
+ * one array, and the trie walked with its namespaces and keys from `node`;
+ * `at.payloadAt` set where a Muse Code payload whose text `canonical` carries
+ * is. Undefined when a namespace cannot be rebuilt (`__proto__`): the event
+ * is then kept whole.
+ */
+const extensionsStep = (
+  node: SigNode,
+  v: Record<string, unknown>,
+  body: Array<unknown>,
+  canonical: CanonicalText | undefined,
+  at: { payloadAt: readonly [number, number] | undefined }
+): SigNode | undefined => {
+  const spaces = entriesOf(v)
+  if (spaces === null) return undefined
+  node = step(node, T.extensions, "")
+  const values: Array<unknown> = []
+  for (let j = 0; j < spaces.keys.length; j++) {
+    const ns = spaces.keys[j]
+    const inner = spaces.values[j]
+    const innerEntries = isPlain(inner) ? entriesOf(inner) : null
+    node = step(node, T.ns, ns)
+    if (innerEntries === null) {
+      values.push(inner)
+      node = step(node, T.raw, "")
+    } else {
+      if (canonical !== undefined && at.payloadAt === undefined && ns === "native.muse" && (inner as Record<string, unknown>).payload === canonical.value) {
+        at.payloadAt = [body.length, values.length]
+      }
+      const innerValues: Array<unknown> = []
+      node = splitStep(node, innerEntries, innerValues)
+      values.push(innerValues)
+    }
+  }
+  body.push(values)
+  return node
+}
+
+/**
+ * {@link leanCore} of an event of {@link EVENT_KEYS} (`vs`: its values, in
+ * that order): the same body, and the same shape, from a shorter walk. The
+ * key layout is known, so the trie (its own root, {@link TOP_ROOT}) is walked
+ * with the top-level null keys as one bit mask instead of a token per key, and
+ * a token per word or object key named by its key; every other decision is
+ * `leanCore`'s own, in the same order. Each signature of this walk stands for
+ * exactly one of `leanCore`'s (the layout is fixed), and a new one has its
+ * shape made by the same {@link shapeOf}, so the shapes are the same (issue
+ * 13, first import: about a quarter of `leanEvent`'s steps were the key of
+ * each top-level field; `test/index/lean-top.test.ts` compares the two).
+ */
+const leanTop = (e: SessionEvent, ev: Record<string, unknown>, vs: ReadonlyArray<unknown>, options: LeanOptions | undefined): LeanParts | null => {
+  const [refs, start] = refsOf(e, ev, rootOf(TOP_ROOT + e.contractVersion), options)
+  let mask = 0
+  for (let i = 0; i < vs.length; i++) if (vs[i] === null && EVENT_ROLES[i] !== ROLE_SKIP) mask |= 1 << i
+  let node = step(start, T.nullMask, "" + mask)
+  const body: Array<unknown> = []
+  const canonical = (e as { [CANONICAL_PAYLOAD]?: CanonicalText })[CANONICAL_PAYLOAD]
+  const at: { payloadAt: readonly [number, number] | undefined } = { payloadAt: undefined }
+  for (let i = 0; i < vs.length; i++) {
+    const role = EVENT_ROLES[i]
+    const v = vs[i]
+    if (role === ROLE_SKIP || v === null) continue
+    const k = EVENT_KEYS[i]
+    if (refs !== undefined && refs[k] !== undefined) continue
+    if (role === ROLE_EXTENSIONS && isPlain(v)) {
+      const next = extensionsStep(node, v, body, canonical, at)
+      if (next === undefined) return null
+      node = next
+      continue
+    }
+    if (role === ROLE_OBJECT && isPlain(v)) {
+      const ks = entriesOf(v)
+      if (ks !== null) {
+        const values: Array<unknown> = []
+        node = splitStep(step(node, T.objectOf, k), ks, values)
+        body.push(values)
+        continue
+      }
+    }
+    if (role === ROLE_WORD && isWord(v)) {
+      node = wordStep(step(node, T.wordOf, k), v)
+      continue
+    }
+    body.push(v)
+  }
+  let shape = node.shape
+  if (shape === undefined) {
+    shape = shapeOf(e, EVENT_KEYS, refs)
+    node.shape = shape
+    trieShapes++
+  }
+  return { shape, body, payloadAt: at.payloadAt, canonical }
+}
+
+/** What {@link leanEvent} works out before its body is written: the shape, the body's values, and where the payload of a carried text is. */
+const leanCore = (e: SessionEvent, options: LeanOptions | undefined, generic?: boolean): LeanParts | null => {
   const ev = e as unknown as Record<string, unknown>
-  const entries = entriesOf(ev)
+  const top = generic === true ? undefined : eventLayoutValues(ev)
+  const entries = top !== undefined ? undefined : entriesOf(ev)
   if (entries === null) return null
-  const { keys, values: evValues } = entries
   if (
     typeof e.contractVersion !== "string" || typeof e.provider !== "string" || typeof e.sourceId !== "string" ||
     typeof e.sessionId !== "string" || !Number.isSafeInteger(e.sequence) || typeof e.kind !== "string" ||
     (e.occurredAt !== null && typeof e.occurredAt !== "string")
   ) return null
+  if (top !== undefined) return leanTop(e, ev, top, options)
+  const { keys, values: evValues } = entries!
   // The shape is found by walking the trie of signatures as the body is made; its definition is made
   // (by shapeOf, the same decisions again) only the first time a signature is seen.
   let node = rootOf(e.contractVersion)
