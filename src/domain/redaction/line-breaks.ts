@@ -43,19 +43,39 @@ const NEXT = String.raw`(?=[^\s\\]|\\{1,3}[^\s\\nrt])`
 const KEY_LINE = String.raw`[\w"'.\-]{1,128}(?::(?:[ \t]|$|\\|\r?\n)|=[^=])`
 
 /**
+ * What a `:` that ends a line follows when it ends a key (no prose's `Enter the password:`): a key's name alone, quoted
+ * (JSON, Python; maybe with escaped quotes in JSON text) or a word (YAML, `.`, `-`, `$`, `@` in it), after the line's
+ * or the text's start and indentation, a `- ` list item's dash, `{`, `[`, `(`, `,`, a string's opening quote (YAML held
+ * in a JSON string), or a declaration's keyword
+ * (`val`, `var`, `let`, `const`, …: Kotlin's `val password:` then the type).
+ */
+const KEY_HEAD = String.raw`(?:^|\\n|\\t|[\n{\[(,\-"']|(?:^|[\s{(,])(?:val|var|let|const|private|public|protected|readonly|static|final|export|lateinit))[ \t]*(?:\\{0,3}"[^"\n]{1,128}"|'[^'\n]{1,128}'|[\w.$@\-]{1,128})[ \t]*`
+
+/**
+ * What an `=` that ends a line is followed by on the next line for a joint: a quoted value, or one word to the
+ * line's end holding a digit, with no `.`, `(`, `[`, `;`, `,`, `$` or `#` (an INI or `.env` value); not a
+ * comparison's `=`, not code (`getPassword();`, `settings.API_KEY2`, a reference) nor a plain word (`abc`), as
+ * `secret-field` reads a value on the line after `=` (session 37).
+ */
+const ONE_VALUE = String.raw`(?=\\{0,3}["'${"`"}]|(?=[^\s.(\[;,$#=\\]{0,511}\d)[^\s.(\[;,$#=\\]{1,512}[ \t]*(?:\r?\n|$|\\{1,2}[rn]|\\{0,3}["']))`
+
+/**
  * Every joint of a text (see the module's doc): the white space run a view folds into one space. Written as
  * lookbehinds and lookaheads around {@link BREAK}, so a match is the run alone.
  */
 const JOINT = new RegExp(
+  // (a joint's run first, at its blanks or its line break: the lookbehinds are tried only there)
+  `(?=${BREAK})(?:` +
   [
-    // `key:` then the value, not a key of its own (YAML's next mapping key), not `::`
-    String.raw`(?<=(?<!:):)${BREAK}(?!${KEY_LINE})${NEXT}`,
+    // `key:` then the value: a key's name alone before the `:`, not a key of its own or a list's item after it
+    String.raw`(?<=${KEY_HEAD}:)${BREAK}(?!${KEY_LINE}|-[ \t])${NEXT}`,
     // a cookie header's name then its `name=value` pairs
     String.raw`(?<=[Cc]ookie:|COOKIE:)${BREAK}${NEXT}`,
     // a quoted name then `:` on the next line
     String.raw`(?<=["'])${BREAK}(?=:[^:=])`,
-    // `=`, `:=`, `=>` that ends a line, not a comparison
-    String.raw`(?<=(?<![=!<>])=|=>)${BREAK}(?!${KEY_LINE}|[\w"'.\-]{1,128}[ \t]{1,8}=[^=])(?!=)${NEXT}`,
+    // `=` after a blank, `:=`, `=>` that ends a line (`KEY=` then a line break is an empty value in `.env`, `f(key=` a
+    // keyword argument that `secret-field` reads itself)
+    String.raw`(?<=[ \t]=|=>|:=)${BREAK}(?!${KEY_LINE})${ONE_VALUE}`,
     // a name then `=`, `:=`, `=>` on the next line
     String.raw`(?<=[\w"'\])])${BREAK}(?==(?!=)|:=|=>)`,
     // an HTTP authentication scheme
@@ -65,38 +85,110 @@ const JOINT = new RegExp(
     String.raw`(?<=\b(?:IDENTIFIED|identified|Identified)\s{1,16}(?:BY|by|By))${BREAK}(?=\S)`,
     // an XML/HTML tag's next attribute
     String.raw`(?<=<[\w:.\-]{1,64}(?:\s{1,16}[\w:.\-]{1,64}=\\{0,3}(?:"[^"\n]{0,256}"|'[^'\n]{0,256}'))*)${BREAK}(?=[\w:.\-]{1,64}=\\{0,3}["'])`
-  ].join("|"),
-  "g"
+  ].join("|") + ")",
+  "y"
 )
-
-/**
- * A quick look for a joint a rule's hint may span (its words apart by the break: `IDENTIFIED` then `BY`, `Bearer`
- * then the token, `:` then a block scalar's `|` or a list's `[`): a text that holds no hint as written is read
- * through the view only when it holds one of these.
- */
-const HINT_JOINT = new RegExp(String.raw`(?:identified(?:\s{1,16}by)?|bearer|basic|:)${BREAK}[|>\[{A-Za-z0-9'"]`, "i")
 
 /** Whether `s` holds a line break, as written or as an escape in JSON text: the first test of every look. */
 const hasBreak = (s: string): boolean => s.indexOf("\n") >= 0 || s.indexOf("\\n") >= 0
 
-/** Whether `s` holds a joint (see the module's doc). */
-export const hasJoint = (s: string): boolean => {
-  if (!hasBreak(s)) return false
-  JOINT.lastIndex = 0
-  return JOINT.test(s)
+/**
+ * Where the run of blanks before the line break at `i` starts (spaces, tabs, a CR, and their escapes in JSON text, one
+ * or two levels deep), the line break's own backslashes taken in.
+ */
+const runStart = (s: string, i: number): number => {
+  let k = i
+  // a line break's escape two levels deep (`\\n`): its first backslash
+  if (s.charCodeAt(k) === 92 && s.charCodeAt(k - 1) === 92) k--
+  for (;;) {
+    const c = s.charCodeAt(k - 1)
+    if (c === 32 || c === 9 || c === 13) k--
+    else if ((c === 116 || c === 114) && s.charCodeAt(k - 2) === 92) k -= s.charCodeAt(k - 3) === 92 ? 3 : 2
+    else return k
+  }
 }
 
+/** The words a joint may follow (an HTTP scheme, SQL's `IDENTIFIED` and `BY`). */
+const JOINT_WORDS = new Set(["Bearer", "Basic", "SSWS", "token", "Token", "Digest", "IDENTIFIED", "identified", "Identified", "BY", "by", "By"])
+
+/**
+ * A quick look before {@link JOINT} is tried at a line break (at `i`, its run of blanks from `start`): what the run
+ * follows is a `:`, `=`, `>`, a quote or one of {@link JOINT_WORDS}, or what starts the next line is an `=` or a `:`.
+ */
+const mayJoin = (s: string, start: number, i: number): boolean => {
+  const c = s.charCodeAt(start - 1)
+  // `:` `=` `>` `"` `'`
+  if (c === 58 || c === 61 || c === 62 || c === 34 || c === 39) return true
+  let k = i + (s.charCodeAt(i) === 92 ? (s.charCodeAt(i + 1) === 92 ? 3 : 2) : 1)
+  while (k < s.length) {
+    const d = s.charCodeAt(k)
+    if (d === 32 || d === 9 || d === 13 || d === 10) k++
+    else if (d === 92 && (s.charCodeAt(k + 1) === 116 || s.charCodeAt(k + 1) === 110 || s.charCodeAt(k + 1) === 114)) k += 2
+    else break
+  }
+  const n = s.charCodeAt(k)
+  if (n === 61 || n === 58) return true
+  let w = start
+  while (w > 0 && start - w < 12 && isLetter(s.charCodeAt(w - 1))) w--
+  return w < start && JOINT_WORDS.has(s.slice(w, start))
+}
+
+/** Whether `c` is an ASCII letter. */
+const isLetter = (c: number): boolean => (c >= 65 && c <= 90) || (c >= 97 && c <= 122)
+
+/**
+ * The joints of `s`, `[start, end)` pairs: at each line break (as written or as an escape), {@link JOINT} tried
+ * once, from the blanks before it (the lookbehinds run there only, not at every character).
+ */
+const jointsOf = (s: string): Array<number> => {
+  const out: Array<number> = []
+  let nl = s.indexOf("\n")
+  let esc = s.indexOf("\\n")
+  let from = 0
+  while (nl >= 0 || esc >= 0) {
+    const i = esc < 0 || (nl >= 0 && nl < esc) ? nl : esc
+    const start = runStart(s, i)
+    let next = i + 1
+    if (start >= from && mayJoin(s, start, i)) {
+      JOINT.lastIndex = start
+      const m = JOINT.exec(s)
+      if (m !== null && m[0].length > 0) {
+        out.push(start, start + m[0].length)
+        next = start + m[0].length
+        from = next
+      }
+    }
+    if (nl >= 0 && nl < next) nl = s.indexOf("\n", next)
+    if (esc >= 0 && esc < next) esc = s.indexOf("\\n", next)
+  }
+  return out
+}
+
+/** Whether `s` holds a joint (see the module's doc). */
+export const hasJoint = (s: string): boolean => hasBreak(s) && jointsOf(s).length > 0
+
 /** `s` with every joint folded into one space: the view a title or a search snippet reads (their white space folded too). */
-export const foldJoints = (s: string): string => (hasBreak(s) ? s.replace(JOINT, " ") : s)
+export const foldJoints = (s: string): string => {
+  if (!hasBreak(s)) return s
+  const j = jointsOf(s)
+  if (j.length === 0) return s
+  let out = ""
+  let done = 0
+  for (let k = 0; k < j.length; k += 2) {
+    out += s.slice(done, j[k]) + " "
+    done = j[k + 1]
+  }
+  return out + s.slice(done)
+}
 
 /**
  * `scan` (a prefilter's one pass: bit 1 set when the rules may change `s`) that also tells the rules may change `s`
- * when they may change its view and `s` holds a joint that a hint may span ({@link HINT_JOINT}): so `IDENTIFIED` then
- * `BY` on the next line is read even though no hint (`IDENTIFIED BY`) is there as written.
+ * when they may change its view ({@link foldJoints}): so `IDENTIFIED` then `BY` on the next line is read even though
+ * no hint (`IDENTIFIED BY`) is there as written.
  */
 export const scanThroughJoints = (scan: (s: string) => number) => (s: string): number => {
   const bits = scan(s)
-  if ((bits & 1) !== 0 || !hasBreak(s) || !HINT_JOINT.test(s)) return bits
+  if ((bits & 1) !== 0 || !hasBreak(s)) return bits
   const folded = foldJoints(s)
   return folded === s ? bits : bits | (scan(folded) & 1)
 }
@@ -130,18 +222,6 @@ const lineEnd = (s: string, p: number, k: number): number => {
 }
 
 /** The joints of `s`, `[start, end)` pairs. */
-const jointsOf = (s: string): Array<number> => {
-  const out: Array<number> = []
-  JOINT.lastIndex = 0
-  for (let m = JOINT.exec(s); m !== null; m = JOINT.exec(s)) {
-    if (m[0].length === 0) {
-      JOINT.lastIndex++
-      continue
-    }
-    out.push(m.index, m.index + m[0].length)
-  }
-  return out
-}
 
 /**
  * The windows a view is read in: each joint with the line it starts on and {@link LINES_BEFORE} before, the line it
