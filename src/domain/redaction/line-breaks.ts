@@ -16,7 +16,7 @@
  * - between an XML/HTML tag's attributes (`key="ApiKey"` then `value="…"` on the next line).
  *
  * The rules run on the text as written and, when it holds such a joint, on the view of the lines around each (the
- * line before the joint's and the two after it: a window, as `./continuations.ts` reads its views); each span they
+ * line before the joint's and the one after it: a window, as `./continuations.ts` reads its views); each span they
  * hide in the view is hidden in the text too, with what they hid as written (the union, `./union.ts`), so the view
  * only ever hides more. The line break and the indentation stay, outside the value's marker, unless a rule's span
  * took in the words on both sides of it. A shell command's plain line break ends the command and is no joint (its
@@ -195,7 +195,7 @@ export const scanThroughJoints = (scan: (s: string) => number) => (s: string): n
 
 /** How many lines before a joint's line and after the line it joins a window takes in. */
 const LINES_BEFORE = 1
-const LINES_AFTER = 2
+const LINES_AFTER = 1
 
 /** The start of the line `k` lines before the one that holds offset `p` (0: that line's start). */
 const lineStart = (s: string, p: number, k: number): number => {
