@@ -32,7 +32,7 @@ import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { InvalidArgument } from "../domain/errors.js"
 import { parseJson } from "../domain/json.js"
-import { schemaIssueList } from "../domain/schema-issues.js"
+import { type SchemaIssue, schemaIssueList } from "../domain/schema-issues.js"
 import type { CustomPattern } from "../domain/redaction/custom.js"
 import { bundledPrices, ModelPrices, type PriceTable, withOverrides } from "../domain/prices.js"
 import { defaultConfigFile } from "../layers/data-dir.js"
@@ -108,6 +108,40 @@ const unreadable = (path: string, why: string) =>
     remediation: "Pass --config FILE with a readable JSON file (a regular file, not a folder, fifo or device)."
   })
 
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
+
+/** What a JSON value is, in words: `an array`, `null`, `a number`, … */
+const kindOf = (v: unknown): string =>
+  v === null ? "null" : Array.isArray(v) ? "an array" : typeof v === "string" ? "a string" : typeof v === "number" ? "a number" : typeof v === "boolean" ? `${v}` : "an object"
+
+/**
+ * A config file's schema issues as a person reads them (tester40 F6): a
+ * structure expected is named (`an object`, `a list`), not written out as
+ * the schema's whole type (hundreds of characters); and the issues of one
+ * key's branches (`Expected string, actual 5` and `Expected null, actual
+ * 5`) are one issue (`Expected string or null, actual 5`).
+ */
+const configIssues = (issues: ReadonlyArray<SchemaIssue>): ReadonlyArray<SchemaIssue> => {
+  const named = (expected: string) =>
+    expected.startsWith("{") ? "an object" : /^(ReadonlyArray|Array)<|^readonly \[/.test(expected) ? "a list" : expected
+  const byPath = new Map<string, { expected: Array<string>; rest: string }>()
+  const order: Array<string> = []
+  for (const i of issues) {
+    const m = /^Expected (.*?), actual (.*)$/.exec(i.message)
+    const expected = m === null ? i.message : named(m[1])
+    const rest = m === null ? "" : `, actual ${m[2]}`
+    const known = byPath.get(i.path)
+    if (known === undefined) {
+      byPath.set(i.path, { expected: [expected], rest })
+      order.push(i.path)
+    } else if (known.rest === rest && !known.expected.includes(expected)) known.expected.push(expected)
+  }
+  return order.map((path) => {
+    const { expected, rest } = byPath.get(path)!
+    return { path, message: rest === "" ? expected.join("; ") : `Expected ${expected.join(" or ")}${rest}` }
+  })
+}
+
 /** The deepest nesting of objects and arrays a config file may have (seed 001's depth rule for JSON, 64 levels). */
 const MAX_CONFIG_DEPTH = 64
 
@@ -161,18 +195,27 @@ const loadRaw = (file: string | undefined): Effect.Effect<{ readonly path: strin
         remediation: "A config file is a short list of settings (see the README): pass --config FILE with one."
       })
     }
+    const remediation = `Keys: ${
+      configKeysOf(Registry.settings).join(", ")
+    } (see the README), redaction.patterns, a list of {"id", "pattern"}, and limits (maxDocumentBytes, maxRecordBytes, maxDepth); relative paths in it are read from the config file's folder.`
+    // The file as a whole must be one object: said so, not as the schema's whole type (tester40 F6).
+    if (parsed._tag === "ok" && !isPlainObject(parsed.value)) {
+      return yield* new InvalidArgument({
+        message: `The config file ${path} is not valid: it must hold one JSON object ({"key": value, ...}), not ${kindOf(parsed.value)}.`,
+        remediation
+      })
+    }
     const decoded = decode(text)
     if (Either.isLeft(decoded)) {
       return yield* new InvalidArgument({
         message: `The config file ${path} is not valid: ${
           // An optional key's other branch ("Expected undefined, actual 0") says nothing the first issue does not.
-          schemaIssueList(decoded.left, 3, (i) => !/^Expected undefined, actual /.test(i.message))
+          configIssues(schemaIssueList(decoded.left, 6, (i) => !/^Expected undefined, actual /.test(i.message)))
+            .slice(0, 3)
             .map((i) => (i.path !== "" ? `${i.path}: ${i.message}` : i.message))
             .join("; ")
         }`,
-        remediation: `Keys: ${
-          configKeysOf(Registry.settings).join(", ")
-        } (see the README), redaction.patterns, a list of {"id", "pattern"}, and limits (maxDocumentBytes, maxRecordBytes, maxDepth); relative paths in it are read from the config file's folder.`
+        remediation
       })
     }
     // Custom redaction patterns are checked here, for every command that reads the file (not only those that

@@ -22,11 +22,23 @@ import * as Registry from "../layers/registry.js"
  */
 export const EMPTY_VALUE = "the value is empty."
 
-const optionLike = (v: string): HelpDoc.HelpDoc | undefined =>
+/**
+ * The problem of a value that is empty or starts with `--`. In an option's
+ * value, an option before it lacks its value or is given twice; where a
+ * positional argument is expected (`positional`), it is more often an
+ * option the command does not have (tester40 F5: `inspect --config` was told
+ * "an option before it lacks its value"), which `@effect/cli` hands to the
+ * argument as a value.
+ */
+const optionLike = (v: string, positional = false): HelpDoc.HelpDoc | undefined =>
   v.length === 0
     ? HelpDoc.p(EMPTY_VALUE)
     : v.startsWith("--")
-    ? HelpDoc.p(`"${v}" looks like an option, not a value: an option before it lacks its value, or is given twice where it is not repeatable.`)
+    ? HelpDoc.p(
+      positional
+        ? `"${v}" looks like an option, not a value: this command has no such option (see its --help), or an option before it lacks its value.`
+        : `"${v}" looks like an option, not a value: an option before it lacks its value, or is given twice where it is not repeatable.`
+    )
     : undefined
 
 /**
@@ -46,14 +58,14 @@ export const plainValue = (self: Options.Options<string>): Options.Options<strin
 /** {@link plainValue} for a repeated option (`Options.repeated` needs the plain option under it). */
 export const plainValues = (self: Options.Options<Array<string>>): Options.Options<Array<string>> =>
   Options.mapEffect(self, (vs) => {
-    const problem = vs.map(optionLike).find((p) => p !== undefined)
+    const problem = vs.map((v) => optionLike(v)).find((p) => p !== undefined)
     return problem === undefined ? Effect.succeed(vs) : Effect.fail(ValidationError.invalidValue(problem))
   })
 
 /** {@link plainValue} for a positional argument (not empty, not option-like). */
 export const plainArg = (self: Args.Args<string>): Args.Args<string> =>
   Args.mapEffect(self, (v) => {
-    const problem = optionLike(v)
+    const problem = optionLike(v, true)
     return problem === undefined ? Effect.succeed(v) : Effect.fail(problem)
   })
 

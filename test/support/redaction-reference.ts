@@ -12,11 +12,13 @@
  * `secret-block`, session 11), whose pattern says only where a match starts.
  * Session 10 and 11 additions to the walk are marked as such. The text
  * redaction is read through the live decoded view (session 26), a layer over it, and through the live view of
- * the text without its shell line continuations (session 35), another.
+ * the text without its shell line continuations (session 35), another, and through the live view of the text with
+ * the line breaks a format lets stand for a space folded (session 40), a third.
  */
 import type { SessionEvent, Transcript } from "../../src/domain/model.js"
 import { throughDecoded } from "../../src/domain/redaction/decoded-views.js"
 import { throughContinuations } from "../../src/domain/redaction/continuations.js"
+import { scanThroughJoints, throughJoints } from "../../src/domain/redaction/line-breaks.js"
 import {
   EVENT_STRUCTURAL_FIELDS,
   SOURCE_JSON_FIELDS,
@@ -91,11 +93,14 @@ export const referenceDecodedTextRedactor = (rules: ReadonlyArray<RedactionRule>
   const plain = referenceTextRedactor(rules)
   // (session 35: and read as a shell reads it, its line continuations taken out: the live layer of
   // src/domain/redaction/continuations.ts, under the decoded view as in the live redaction)
-  const decoded = throughDecoded(throughContinuations(plain))
+  // (session 40: and with the line breaks a format lets stand for a space folded into one: the live layer of
+  // src/domain/redaction/line-breaks.ts, under the continuations' view as in the live redaction, its prefilter too)
+  const decoded = throughDecoded(throughContinuations(throughJoints(plain)))
   if (rules.some((r) => r.hints.length === 0)) return decoded
   const hints = [...new Set(rules.flatMap((r) => r.gate ?? r.hints))].sort((a, b) => b.length - a.length)
   const any = new RegExp(hints.map(escapeRegExp).join("|"))
-  return (s) => (any.test(s) ? decoded(s) : s)
+  const scan = scanThroughJoints((s) => (any.test(s) ? 1 : 0))
+  return (s) => ((scan(s) & 1) !== 0 ? decoded(s) : s)
 }
 /** Set an own data property (also for a key such as `__proto__`, which plain assignment would not create). */
 const setOwn = (o: Record<string, unknown>, k: string, v: unknown) =>

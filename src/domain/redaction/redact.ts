@@ -48,6 +48,7 @@ import { customMerger, hiddenSpans, isCustomRule, unionHidden, unionHiddenSteps 
 import { COMMAND_OUTPUT_MARK, commandOf, printsSecret, redactCommandOutput } from "./command-output.js"
 import { throughView, VIEW_CHARS } from "./views.js"
 import { joinContinuations, throughContinuations } from "./continuations.js"
+import { scanThroughJoints, throughJoints } from "./line-breaks.js"
 import { needleScanner } from "./needles.js"
 import { hasEncoded, redactDecoded, throughDecoded } from "./decoded-views.js"
 import { again, finish, HUGE, Kept, stepped } from "./pausable.js"
@@ -1150,11 +1151,15 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
   const baseRedaction = textRedaction(custom.length === 0 ? rules : rules.filter((r) => !isCustomRule(r)), VIEW_CHARS)
   // also read as a shell reads it, its line continuations taken out (session 35: a value or a header's name cut by
   // one: `./continuations.ts`), under the views below (a decoded view's text too)
-  const base = throughContinuations(baseRedaction.redact)
+  // and with the line breaks a format lets stand for a space between a secret's name and its value folded into one
+  // (session 40: `"password":` then the value on the next line, `IDENTIFIED` then `BY '…'`: `./line-breaks.ts`)
+  const base = throughContinuations(throughJoints(baseRedaction.redact))
   const merged = custom.length === 0 ? undefined : customMerger(custom)
+  // (a text whose only hint a folded joint makes, `IDENTIFIED` then `BY`, is read too)
+  const scanBase = scanThroughJoints(baseRedaction.scan)
   // The prefilter's one pass tells whether a text needs the view too; with custom rules it tells nothing of theirs
   // (they run on every text), so the view's test runs by itself there.
-  const baseScan = merged === undefined ? baseRedaction.scan : undefined
+  const baseScan = merged === undefined ? scanBase : undefined
   // matched on a view without ANSI control sequences and invisible characters (tester24a F13, F14: `./views.ts`),
   // and the built-in rules also on its decoded view when it holds an HTML reference or a percent-encoded byte
   // (session 26, tester25a F2, F10: `./decoded-views.ts`)
@@ -1170,7 +1175,7 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
   }
   const text = throughView(merged === undefined ? decoded : (s: string) => withCustom(s, decoded(s)), baseScan)
   // the built-in rules alone, for an id-shaped link id (`linkId`): a custom pattern (`\d{4}`) never renames an id
-  const builtInText = merged === undefined ? text : throughView(decoded, baseRedaction.scan)
+  const builtInText = merged === undefined ? text : throughView(decoded, scanBase)
   /**
    * How `text` writes a secret it does not take whole when custom rules match a piece of it (a known secret is
    * then looked for in that form too: {@link restateText}); undefined without custom rules.
