@@ -38,8 +38,8 @@ export const joinContinuations = (s: string): string => (hasContinuation(s) ? s.
 /** How many lines before and after a run of continuations (its first and its joined line) a window takes in. */
 const WINDOW_LINES = 1
 
-/** The start of the line `k` lines before the one that holds offset `p` (0: that line's start). */
-const lineStart = (s: string, p: number, k: number): number => {
+/** The start of the line `k` lines before the one that holds offset `p` (0: that line's start). Also `./line-breaks.ts`'s. */
+export const lineStart = (s: string, p: number, k: number): number => {
   let at = p
   for (let i = 0; i <= k; i++) {
     const nl = s.lastIndexOf("\n", at - 1)
@@ -50,8 +50,8 @@ const lineStart = (s: string, p: number, k: number): number => {
   return 0
 }
 
-/** The end (before its line break) of the line `k` lines after the one that holds offset `p`. */
-const lineEnd = (s: string, p: number, k: number): number => {
+/** The end (before its line break) of the line `k` lines after the one that holds offset `p`. Also `./line-breaks.ts`'s. */
+export const lineEnd = (s: string, p: number, k: number): number => {
   let at = p
   for (let i = 0; i <= k; i++) {
     const nl = s.indexOf("\n", at)

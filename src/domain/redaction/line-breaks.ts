@@ -25,6 +25,7 @@
  * @module
  */
 import { hiddenSpans, unionHidden } from "./union.js"
+import { lineEnd, lineStart } from "./continuations.js"
 
 /** A line break as written or as an escape in JSON text (`\n`, `\r\n`), one or two levels deep (`\\n`). */
 const NL = String.raw`(?:\r?\n|(?<!\\)\\{1,2}(?:r\\{1,2})?n)`
@@ -196,30 +197,6 @@ export const scanThroughJoints = (scan: (s: string) => number) => (s: string): n
 /** How many lines before a joint's line and after the line it joins a window takes in. */
 const LINES_BEFORE = 1
 const LINES_AFTER = 1
-
-/** The start of the line `k` lines before the one that holds offset `p` (0: that line's start). */
-const lineStart = (s: string, p: number, k: number): number => {
-  let at = p
-  for (let i = 0; i <= k; i++) {
-    const nl = s.lastIndexOf("\n", at - 1)
-    if (nl < 0) return 0
-    if (i === k) return nl + 1
-    at = nl
-  }
-  return 0
-}
-
-/** The end (before its line break) of the line `k` lines after the one that holds offset `p`. */
-const lineEnd = (s: string, p: number, k: number): number => {
-  let at = p
-  for (let i = 0; i <= k; i++) {
-    const nl = s.indexOf("\n", at)
-    if (nl < 0) return s.length
-    if (i === k) return nl
-    at = nl + 1
-  }
-  return s.length
-}
 
 /** The joints of `s`, `[start, end)` pairs. */
 

@@ -1085,7 +1085,7 @@ const leanCore = (e: SessionEvent, options: LeanOptions | undefined, generic?: b
   const body: Array<unknown> = []
   let refs: Record<string, ReadonlyArray<string | number>> | undefined
   const canonical = (e as { [CANONICAL_PAYLOAD]?: CanonicalText })[CANONICAL_PAYLOAD]
-  let payloadAt: readonly [number, number] | undefined
+  const at: { payloadAt: readonly [number, number] | undefined } = { payloadAt: undefined }
   if (isPlain(e.extensions)) {
     for (const k of REF_KEYS) {
       const v = ev[k]
@@ -1113,28 +1113,9 @@ const leanCore = (e: SessionEvent, options: LeanOptions | undefined, generic?: b
     if (role === ROLE_SKIP) continue
     if (refs !== undefined && refs[k] !== undefined) continue
     if (role === ROLE_EXTENSIONS && isPlain(v)) {
-      const spaces = entriesOf(v)
-      if (spaces === null) return null
-      node = step(node, T.extensions, "")
-      const values: Array<unknown> = []
-      for (let j = 0; j < spaces.keys.length; j++) {
-        const ns = spaces.keys[j]
-        const inner = spaces.values[j]
-        const innerEntries = isPlain(inner) ? entriesOf(inner) : null
-        node = step(node, T.ns, ns)
-        if (innerEntries === null) {
-          values.push(inner)
-          node = step(node, T.raw, "")
-        } else {
-          if (canonical !== undefined && payloadAt === undefined && ns === "native.muse" && (inner as Record<string, unknown>).payload === canonical.value) {
-            payloadAt = [body.length, values.length]
-          }
-          const innerValues: Array<unknown> = []
-          node = splitStep(node, innerEntries, innerValues)
-          values.push(innerValues)
-        }
-      }
-      body.push(values)
+      const next = extensionsStep(node, v, body, canonical, at)
+      if (next === undefined) return null
+      node = next
       continue
     }
     if (role === ROLE_OBJECT && isPlain(v)) {
@@ -1158,7 +1139,7 @@ const leanCore = (e: SessionEvent, options: LeanOptions | undefined, generic?: b
     node.shape = shape
     trieShapes++
   }
-  return { shape, body, payloadAt, canonical }
+  return { shape, body, payloadAt: at.payloadAt, canonical }
 }
 
 /** The JSON of an event's shape definition (see {@link Shape}): the decisions {@link leanEvent} made for its body, made again. */
