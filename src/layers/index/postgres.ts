@@ -76,7 +76,7 @@ import { upgradeEvent } from "../../domain/contract-upgrade.js"
 import { earliestOf, latestOf } from "../../domain/timestamps.js"
 import { compileTsQuery, type PairsNeed } from "../../domain/search/query.js"
 import { searchableText, tsvectorOf } from "../../domain/search/text.js"
-import { bookedModel, checkpointColumns, type CheckpointRow, countedElsewhereUsage, firstSeenUsage, extremeTimeSql, searchFilterSql, searchHitOf, sortKeySql, statusSql, timeRangeSql, workspaceSql, type NextGeneration, nextAfterBatch, nextGenerationOf, type SessionDbRow, sourceCheckpointColumns, toCheckpoint, toSessionRow, toSourceCheckpointOfValues } from "./rows.js"
+import { bookedModel, checkpointColumns, type CheckpointRow, countedElsewhereUsage, firstSeenUsageOf, extremeTimeSql, searchFilterSql, searchHitOf, sortKeySql, statusSql, timeRangeSql, workspaceSql, type NextGeneration, nextAfterBatch, nextGenerationOf, type SessionDbRow, sourceCheckpointColumns, toCheckpoint, toSessionRow, toSourceCheckpointOfValues } from "./rows.js"
 import { type UsageGroup, type UsageRow, usageRowOf, usageRows } from "../../domain/usage.js"
 import { eventUid, sessionUid, sourceKey } from "../../domain/index/ids.js"
 import type { ProviderId, SessionEvent, SourceSummary } from "../../domain/model.js"
@@ -1356,7 +1356,7 @@ const make = (
           })
       )
 
-    /** The SQL of a usage row's group key for `by` (`u`: the usage row, `ss`: its session). */
+    /** The SQL of a usage row's group key for `by` (`u`: the usage row of {@link firstSeenUsage}, with its session's workspace and source's machine). */
     const groupKeyOf = (by: UsageFilter["by"]) =>
       by === "session"
         ? "u.session_uid"
@@ -1369,8 +1369,8 @@ const make = (
         : by === "response"
         ? "u.session_uid || ' ' || u.response_key"
         : by === "machine"
-        ? "s.machine"
-        : "ss.workspace"
+        ? "u.source_machine"
+        : "u.session_workspace"
 
     /** The usage groups of the rows `filter` selects (current generations of sources not rejected): as the SQLite layer's. */
     const usageGroups = (filter: UsageFilter): Effect.Effect<ReadonlyArray<UsageGroup>, StoreUnavailable> =>
@@ -1413,17 +1413,15 @@ const make = (
             coalesce(u.kind = 'response' AND u.speed = 'fast', false) AS fast,
             (u.kind = 'run' AND u.run_set_aside = 1) AS set_aside,
             u.input_tokens, u.output_tokens, u.cache_read_tokens, u.cache_write_tokens, u.cache_write_1h_tokens, u.cost_usd
-          FROM (${sql.unsafe(firstSeenUsage("pg"))}) u
-            JOIN sources s ON s.source_key = u.source_key AND s.generation = u.generation
-            JOIN sessions ss ON ss.session_uid = u.session_uid AND ss.generation = u.generation
-          WHERE s.status <> 'rejected' AND (u.first_seen = 1 OR (u.kind = 'run' AND u.run_set_aside = 1))
+          FROM (${firstSeenUsageOf(sql, "pg", filter.sessionUids)}) u
+          WHERE (u.first_seen = 1 OR (u.kind = 'run' AND u.run_set_aside = 1))
             ${filter.sessionUids !== undefined ? sql`AND u.session_uid IN ${sql.in(filter.sessionUids)}` : sql``}
             ${filter.provider !== undefined ? sql`AND u.provider = ${filter.provider}` : sql``}
-            ${filter.machine !== undefined ? sql`AND s.machine = ${filter.machine}` : sql``}
+            ${filter.machine !== undefined ? sql`AND u.source_machine = ${filter.machine}` : sql``}
             ${timeRangeSql(sql, "u.occurred_at", filter)}
             ${
         filter.workspace !== undefined
-          ? workspaceSql(sql, "ss.workspace", toPg(filter.workspace))
+          ? workspaceSql(sql, "u.session_workspace", toPg(filter.workspace))
           : sql``
       }
         ) g

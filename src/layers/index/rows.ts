@@ -1523,11 +1523,21 @@ const MIRROR_WINDOW = (dialect: UsageDialect) =>
  * Every other row is 1: a Claude Code line without a `message.id` (keyed by
  * its event), and other providers' responses, are counted per session. The
  * same SQL on SQLite and PostgreSQL but for one function (`dialect`):
- * `row_number()` over sorts of the rows.
+ * `row_number()` over sorts of the rows. {@link firstSeenUsageOf} ranks
+ * only the rows some sessions' rows need.
+ *
+ * Each row also carries what the callers filter and group on, so that they
+ * never join the ranked rows back to `sessions` or `sources`:
+ * `session_workspace` (its session's `workspace`) and, on PostgreSQL,
+ * `source_machine` (its source's `machine`). PostgreSQL cannot estimate how
+ * many ranked rows pass `first_seen = 1` (it guessed 4 where 62,000 did, on a
+ * team index holding the same logs pushed from ten machines): joined back to
+ * `sessions`, it chose a nested loop over every session times every ranked
+ * row, 117 million rows compared, 65 s (tester40 F0).
  */
 export const firstSeenUsage = (dialect: UsageDialect) => `
   WITH ranked AS (
-    SELECT fu.*, CASE
+    SELECT fu.*, fss.workspace AS session_workspace${dialect === "pg" ? ", fs.machine AS source_machine" : ""}, CASE
       WHEN ${COPIED_RESPONSE} THEN row_number() OVER (${COPIES_WINDOW})
       WHEN fu.provider = 'agentmux' AND ${MIRRORED_RESPONSE} THEN row_number() OVER (${MIRROR_WINDOW(dialect)})
       ELSE 1 END AS response_rank,
@@ -1536,7 +1546,7 @@ export const firstSeenUsage = (dialect: UsageDialect) => `
     FROM usage fu
       JOIN sources fs ON fs.source_key = fu.source_key AND fs.generation = fu.generation
       JOIN sessions fss ON fss.session_uid = fu.session_uid AND fss.generation = fu.generation
-    WHERE ${countedSource("fs")}),
+    WHERE ${countedSource("fs")} ${SCOPE_MARK}),
   mirrored_runs AS (
     SELECT source_key, generation, session_uid, run_seq, min(response_rank) AS best,
       max(CASE WHEN response_rank > 1 AND mirror_first = 'claude-code' THEN 1 ELSE 0 END) AS in_claude
@@ -1546,6 +1556,32 @@ export const firstSeenUsage = (dialect: UsageDialect) => `
     CASE WHEN r.provider = 'agentmux' AND m.in_claude = 1 THEN 1 ELSE 0 END AS run_set_aside
   FROM ranked r LEFT JOIN mirrored_runs m ON m.source_key = r.source_key AND m.generation = r.generation
     AND m.session_uid = r.session_uid AND m.run_seq = CASE WHEN r.kind = 'run' THEN r.sequence ELSE r.run_seq END`
+
+/** Where {@link firstSeenUsage}'s ranking takes {@link firstSeenUsageOf}'s condition (an SQL comment). */
+const SCOPE_MARK = "/* scope */"
+
+/**
+ * {@link firstSeenUsage} as a statement fragment; with `sessionUids`, its
+ * ranking keeps only the usage rows whose rank the rows of those sessions
+ * need: their own rows, every copy of their Claude Code responses (the rows
+ * of the same response key: the whole window of each), and every response
+ * named by a message id in a session of their native ids (the whole window
+ * of each AgentMux/Claude Code mirror). A listing of a few sessions then
+ * ranks their responses' copies, not every response of the index (tester40
+ * F0: one machine's six sessions listed by sorting 220,000 usage rows). The
+ * ranks of the rows of `sessionUids` are those of the whole index; other
+ * rows kept may rank otherwise, so the caller keeps only the rows of
+ * `sessionUids`. The same SQL on SQLite and PostgreSQL but for `dialect`.
+ */
+export const firstSeenUsageOf = (sql: SqlClient.SqlClient, dialect: UsageDialect, sessionUids: ReadonlyArray<string> | undefined) => {
+  const [head, tail] = firstSeenUsage(dialect).split(SCOPE_MARK)
+  if (sessionUids === undefined) return sql`${sql.unsafe(head)}${sql.unsafe(tail)}`
+  return sql`${sql.unsafe(head)}AND (fu.session_uid IN ${sql.in(sessionUids)}
+      OR (${sql.unsafe(COPIED_RESPONSE)} AND fu.response_key IN (
+        SELECT k.response_key FROM usage k WHERE k.session_uid IN ${sql.in(sessionUids)}
+          AND k.provider = 'claude-code' AND k.kind = 'response' AND k.response_key LIKE 'r:%'))
+      OR (${sql.unsafe(MIRRORED_RESPONSE)} AND fss.session_id IN (SELECT k.session_id FROM sessions k WHERE k.session_uid IN ${sql.in(sessionUids)})))${sql.unsafe(tail)}`
+}
 
 /**
  * The model a usage row is reported under by `usage --by model` (`u`: the

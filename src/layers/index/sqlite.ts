@@ -43,7 +43,7 @@ import {
   workspaceSql,
   bookedModel,
   countedElsewhereUsage,
-  firstSeenUsage,
+  firstSeenUsageOf,
   countedSource,
   searchHitOf,
   searchHitOfEvent,
@@ -1568,7 +1568,7 @@ const make = (
       yield* Effect.addFinalizer(() => flush.pipe(Effect.ignore, Effect.zipRight(lock?.release ?? Effect.void)))
     }
 
-    /** The SQL of a usage row's group key for `by` (`u`: the usage row, `ss`: its session). */
+    /** The SQL of a usage row's group key for `by` (`u`: the usage row of {@link firstSeenUsage}, with its session's workspace). */
     const groupKeyOf = (by: UsageFilter["by"]) =>
       by === "session"
         ? "u.session_uid"
@@ -1582,10 +1582,10 @@ const make = (
         ? "u.session_uid || ' ' || u.response_key"
         : by === "machine"
         ? "NULL" // one machine's index: it names none
-        : "ss.workspace"
+        : "u.session_workspace"
 
-    const workspaceClause = (workspace: string) =>
-      workspaceSql(sql, "ss.workspace", workspace)
+    const workspaceClause = (workspace: string, column = "ss.workspace") =>
+      workspaceSql(sql, column, workspace)
 
     const usageGroups = (filter: UsageFilter): Effect.Effect<ReadonlyArray<UsageGroup>, StoreUnavailable> =>
       fail(sql<{
@@ -1621,14 +1621,12 @@ const make = (
           ${sql.unsafe(hasUsageSpeed ? "coalesce(u.kind = 'response' AND u.speed = 'fast', 0)" : "0")} AS fast,
           (u.kind = 'run' AND u.run_set_aside = 1) AS set_aside,
           count(*) AS n, sum((coalesce(u.input_tokens, 0) > 0 OR coalesce(u.output_tokens, 0) > 0 OR coalesce(u.cache_read_tokens, 0) > 0 OR coalesce(u.cache_write_tokens, 0) > 0)) AS token_rows, ${sql.unsafe(tokenSums(hasUsage1h))}, sum(u.cost_usd) AS cost_usd
-        FROM (${sql.unsafe(firstSeenUsage("sqlite"))}) u
-          JOIN sources s ON s.source_key = u.source_key AND s.generation = u.generation
-          JOIN sessions ss ON ss.session_uid = u.session_uid AND ss.generation = u.generation
-        WHERE s.status != 'rejected' AND (u.first_seen = 1 OR (u.kind = 'run' AND u.run_set_aside = 1))
+        FROM (${firstSeenUsageOf(sql, "sqlite", filter.sessionUids)}) u
+        WHERE (u.first_seen = 1 OR (u.kind = 'run' AND u.run_set_aside = 1))
           ${filter.sessionUids !== undefined ? sql`AND u.session_uid IN ${sql.in(filter.sessionUids)}` : sql``}
           ${filter.provider !== undefined ? sql`AND u.provider = ${filter.provider}` : sql``}
           ${timeRangeSql(sql, "u.occurred_at", filter)}
-          ${filter.workspace !== undefined ? workspaceClause(filter.workspace) : sql``}
+          ${filter.workspace !== undefined ? workspaceClause(filter.workspace, "u.session_workspace") : sql``}
         GROUP BY group_key, u.kind, u.model, covered, has_responses, stated, long_context, fast, set_aside`).pipe(
         Effect.map((rows) =>
           rows.map((r): UsageGroup => ({
