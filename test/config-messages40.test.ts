@@ -43,3 +43,19 @@ describe("config file messages (tester40 F6)", () => {
     expect(refused('{"index":false}')).toBe("index: Expected string or null, actual false")
   })
 })
+
+describe("a key given twice in the config file (tester40 F6)", () => {
+  it("at the top: refused, naming the key (JSON.parse kept the last one silently)", () => {
+    expect(refused('{"index":"a.db","index":"b.db"}')).toBe('the key "index" is given twice.')
+  })
+  it("inside an object, named with its path; one written with an escape is the same key", () => {
+    expect(refused('{"prices":{"m":{"input":1,"output":2,"inp\\u0075t":3}}}')).toBe('the key "input" is given twice in prices.m.')
+    expect(refused('{"redaction":{"patterns":[{"id":"a","pattern":"x"},{"id":"b","id":"c","pattern":"y"}]}}')).toBe('the key "id" is given twice in redaction.patterns.1.')
+  })
+  it("the same key in two objects, or a key's text inside a value, is no repeat", () => {
+    const file = path.join(dir, "same-key-apart.json")
+    fs.writeFileSync(file, '{"redaction":{"patterns":[{"id":"a","pattern":"\\"id\\":"},{"id":"b","pattern":"id"}]},"workspaces":["index","index"]}')
+    const r = cli(["sessions", "--config", file, "--index", path.join(dir, "none.db"), "--json"], { env, cwd: dir })
+    expect(r.stdout).not.toContain("given twice")
+  })
+})

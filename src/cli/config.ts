@@ -142,6 +142,40 @@ const configIssues = (issues: ReadonlyArray<SchemaIssue>): ReadonlyArray<SchemaI
   })
 }
 
+/**
+ * The first key given twice in one object of the JSON `text` (valid JSON:
+ * `JSON.parse` took it), with the dot path of that object (`""` at the top),
+ * or undefined. Keys are compared as decoded (`"a"` and `"\u0061"` are one).
+ */
+export const keyGivenTwice = (text: string): { readonly key: string; readonly in: string } | undefined => {
+  type Frame = { readonly object: boolean; readonly keys: Set<string>; readonly path: string; expectKey: boolean; last: string; index: number }
+  const stack: Array<Frame> = []
+  const childPath = (f: Frame | undefined) => (f === undefined ? "" : `${f.path === "" ? "" : `${f.path}.`}${f.object ? f.last : String(f.index)}`)
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]
+    const top = stack[stack.length - 1]
+    if (c === "{" || c === "[") {
+      stack.push({ object: c === "{", keys: new Set(), path: childPath(top), expectKey: c === "{", last: "", index: 0 })
+    } else if (c === "}" || c === "]") {
+      stack.pop()
+    } else if (c === ",") {
+      if (top !== undefined) top.object ? (top.expectKey = true) : top.index++
+    } else if (c === "\"") {
+      let j = i + 1
+      while (text[j] !== "\"") j += text[j] === "\\" ? 2 : 1
+      if (top !== undefined && top.object && top.expectKey) {
+        const key = JSON.parse(text.slice(i, j + 1)) as string
+        if (top.keys.has(key)) return { key, in: top.path }
+        top.keys.add(key)
+        top.last = key
+        top.expectKey = false
+      }
+      i = j
+    }
+  }
+  return undefined
+}
+
 /** The deepest nesting of objects and arrays a config file may have (seed 001's depth rule for JSON, 64 levels). */
 const MAX_CONFIG_DEPTH = 64
 
@@ -198,6 +232,15 @@ const loadRaw = (file: string | undefined): Effect.Effect<{ readonly path: strin
     const remediation = `Keys: ${
       configKeysOf(Registry.settings).join(", ")
     } (see the README), redaction.patterns, a list of {"id", "pattern"}, and limits (maxDocumentBytes, maxRecordBytes, maxDepth); relative paths in it are read from the config file's folder.`
+    // A key given twice: JSON.parse keeps the last one silently; the command line refuses an option given twice, and
+    // so does the file (tester40 F6: `{"index": A, "index": B}` used B without a word).
+    const twice = parsed._tag === "ok" ? keyGivenTwice(text) : undefined
+    if (twice !== undefined) {
+      return yield* new InvalidArgument({
+        message: `The config file ${path} is not valid: the key "${twice.key}" is given twice${twice.in === "" ? "" : ` in ${twice.in}`}.`,
+        remediation: "Give each key once (which of the two was meant is not guessed), then run the same command again."
+      })
+    }
     // The file as a whole must be one object: said so, not as the schema's whole type (tester40 F6).
     if (parsed._tag === "ok" && !isPlainObject(parsed.value)) {
       return yield* new InvalidArgument({
